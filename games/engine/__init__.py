@@ -57,10 +57,21 @@ from .match import (
     next_hand,
 )
 from .seeding import derive_seed, new_seed
-from .variants import HOKM2, HOKM2_DRAW, HOKM3, HOKM4, VARIANTS, Variant, get_variant
-from .view import SPECTATOR, RevealError, match_view, view
+from .variants import (
+    HOKM2,
+    HOKM2_DRAW,
+    HOKM3,
+    HOKM4,
+    VARIANTS,
+    HakemDrawMethod,
+    Variant,
+    get_variant,
+)
+from .view import SPECTATOR, RevealError, match_view, result_json, view
 
 __all__ = [
+    "HakemDrawMethod",
+    "result_json",
     "Action",
     "ActionFormatError",
     "CallTrump",

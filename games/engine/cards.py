@@ -75,12 +75,13 @@ class Card(NamedTuple):
     suit: Suit
 
     def __str__(self) -> str:
-        return _RANK_TEXT[self.rank] + self.suit.value
+        return _TEXT_OF[self]
 
     @property
     def text(self) -> str:
         """The R1.2 notation, e.g. ``"AS"``."""
-        return _RANK_TEXT[self.rank] + self.suit.value
+        # A table lookup: views and records turn hundreds of thousands of cards into text.
+        return _TEXT_OF[self]
 
     @property
     def name(self) -> str:
@@ -101,7 +102,8 @@ class Card(NamedTuple):
 
 
 FULL_DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in SUITS for rank in RANKS)
-_BY_TEXT: dict[str, Card] = {card.text: card for card in FULL_DECK}
+_TEXT_OF: dict[Card, str] = {card: _RANK_TEXT[card.rank] + card.suit.value for card in FULL_DECK}
+_BY_TEXT: dict[str, Card] = {text: card for card, text in _TEXT_OF.items()}
 
 
 def parse_cards(texts: Iterable[object]) -> list[Card]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .cards import ACE, FULL_DECK, Card
 from .seeding import derive_seed, shuffled
@@ -52,6 +53,19 @@ class HakemDraw:
             data["partner_seats"] = list(self.partner_seats)
             data["seating"] = list(self.seating)
         return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> HakemDraw:
+        """The draw as :meth:`to_json` wrote it."""
+        return cls(
+            method=HakemDrawMethod(data["method"]),
+            first_seat=data["first_seat"],
+            cards=tuple(Card.parse(text) for text in data["cards"]),
+            hakem=data["hakem"],
+            partner_cards=tuple(Card.parse(text) for text in data.get("partner_cards", ())),
+            partner_seats=tuple(data.get("partner_seats", ())),
+            seating=tuple(data.get("seating", ())),
+        )
 
 
 def first_ace_hakem(cards: Sequence[Card], first_seat: int, players: int) -> int:

@@ -18,7 +18,7 @@ DEFAULT_TARGET = 7  # R7.1
 class MatchState:
     variant: Variant
     target: int
-    seed: int
+    seed: int | None  # None for a match known only from a record: it is never dealt further
     draw: HakemDraw | None
     scores: tuple[int, ...]
     results: tuple[HandResult, ...]  # one per finished hand
@@ -99,8 +99,11 @@ def next_hand(match: MatchState, *, deck: tuple | None = None) -> MatchState:
     if not match.hand.is_over:
         raise IllegalActionError("the current hand is still being played")
     number = len(match.results)
-    seed = None if deck is not None else hand_seed(match.seed, number)
+    seed = None
     if deck is None:
+        if match.seed is None:
+            raise ValueError("a match without a seed needs the next hand's deck")
+        seed = hand_seed(match.seed, number)
         deck = deal_deck(match.variant, seed)
     hakem = match.results[-1].next_hakem
     return replace(match, hand=new_hand(match.variant, hakem=hakem, deck=deck), hand_seed=seed)

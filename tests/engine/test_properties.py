@@ -27,7 +27,7 @@ from games.engine import (
 )
 
 # Thousands of whole matches of each variant in CI; fewer for a quick local run.
-MATCHES = int(os.environ.get("HOKM_PROPERTY_MATCHES") or (1500 if os.environ.get("CI") else 100))
+MATCHES = int(os.environ.get("HOKM_PROPERTY_MATCHES") or (1000 if os.environ.get("CI") else 100))
 
 CARD_IN_JSON = re.compile(r'"([2-9TJQKA][SHDC])"')
 
@@ -122,10 +122,11 @@ def check_invariants(match, previous):
         assert max(previous.scores) < match.target  # no play after the match was decided
     # No view shows a card it must not (R8.3): a spectator sees played cards only.
     for seat in [None, *range(n)]:
-        shown = set(CARD_IN_JSON.findall(json.dumps(view(state, seat))))
+        seen = view(state, seat)
+        shown = set(CARD_IN_JSON.findall(json.dumps(seen)))
         assert shown <= allowed_cards(state, seat), (seat, shown - allowed_cards(state, seat))
         if seat is None:
-            assert "hand" not in view(state, seat)
+            assert "hand" not in seen
 
 
 def play_and_check(variant_name, seed, target, partner_draw):
@@ -147,7 +148,7 @@ def play_and_check(variant_name, seed, target, partner_draw):
 @settings(max_examples=MATCHES)
 @given(
     seed=st.integers(min_value=0, max_value=2**63 - 1),
-    target=st.sampled_from([1, 1, 2, 3, 5, 7]),
+    target=st.sampled_from([1, 1, 1, 1, 2, 3, 7]),
     partner_draw=st.booleans(),
 )
 def test_random_matches_keep_every_invariant(variant_name, seed, target, partner_draw):
