@@ -1,0 +1,50 @@
+# Everyday commands. `make run` and `make test` bootstrap .venv themselves from a fresh clone.
+
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTEST_ARGS ?=
+
+# Stamp files record which requirements the venv was last installed from; make reinstalls only
+# when a requirements file is newer than its stamp, so repeat runs skip pip entirely.
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+DEV_STAMP := $(VENV)/.installed-dev
+
+.PHONY: run test lint format migrate messages
+
+run: $(RUNTIME_STAMP) migrate
+	$(BIN)/daphne -b $(HOST) -p $(PORT) hokm_site.asgi:application
+
+migrate: $(RUNTIME_STAMP)
+	$(BIN)/python manage.py migrate --noinput
+
+test: $(DEV_STAMP)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(DEV_STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(RUNTIME_STAMP): requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --disable-pip-version-check -r requirements.txt
+	touch $@
+
+# The dev requirements include the runtime ones, so one install satisfies both stamps.
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/python -m pip install --disable-pip-version-check -r requirements-dev.txt
+	touch $@ $(RUNTIME_STAMP)
+
+# Refresh the Persian catalog from the code, then compile it. Needs GNU gettext; the compiled .mo
+# is committed so that running the site does not.
+messages: $(RUNTIME_STAMP)
+	$(BIN)/python manage.py makemessages -l fa --no-location -i '.venv/*' -i 'staticfiles/*' -i 'tests/*'
+	$(BIN)/python manage.py compilemessages -l fa -i .venv -i staticfiles

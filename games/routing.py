@@ -1,0 +1,2 @@
+# The live-play WebSocket consumers will be routed here.
+websocket_urlpatterns: list = []

@@ -1,0 +1,30 @@
+"""ASGI entry point: plain HTTP goes to Django, WebSocket connections to the Channels routes.
+
+Run with ``daphne hokm_site.asgi:application``.
+"""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hokm_site.settings")
+# Set up Django (app registry, settings) before importing the routing: consumers import models,
+# which fails if the registry is not ready yet. Hence the late imports below.
+django_asgi_app = get_asgi_application()
+
+from channels.auth import AuthMiddlewareStack
+from channels.routing import ProtocolTypeRouter, URLRouter
+from channels.security.websocket import AllowedHostsOriginValidator
+
+from games.routing import websocket_urlpatterns
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        # Browsers send cookies with cross-site WebSocket handshakes and CSRF protection does not
+        # cover them, so only pages from ALLOWED_HOSTS may open a socket in a user's name.
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        ),
+    }
+)

@@ -1,0 +1,14 @@
+"""Top-level URL routes. The admin's path comes from the ADMIN_URL setting."""
+
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path
+
+from hokm_site import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    # set_language: the header's language switcher posts here.
+    path("i18n/", include("django.conf.urls.i18n")),
+    path(settings.ADMIN_URL, admin.site.urls),
+]

@@ -1,0 +1,77 @@
+"""The configured channel layer really carries messages: in-memory by default, Redis when
+REDIS_URL is set (as in CI), so live play is tested over the same transport production uses."""
+
+import asyncio
+import os
+from collections.abc import AsyncIterator
+
+import pytest
+from channels.layers import BaseChannelLayer, get_channel_layer
+from channels_redis.core import RedisChannelLayer
+
+# Longer than any legitimate delivery here, short enough that a lost message fails fast.
+DELIVERY_TIMEOUT = 5.0
+
+needs_redis = pytest.mark.skipif(
+    not os.environ.get("REDIS_URL"), reason="REDIS_URL is not set: no Redis layer configured"
+)
+
+
+@pytest.fixture
+async def layer() -> AsyncIterator[BaseChannelLayer]:
+    channel_layer = get_channel_layer()
+    assert channel_layer is not None, "CHANNEL_LAYERS has no default layer"
+    yield channel_layer
+    # Redis pools belong to this test's event loop, which closes after the test.
+    if isinstance(channel_layer, RedisChannelLayer):
+        await channel_layer.close_pools()
+
+
+async def test_message_sent_to_a_channel_is_received(layer: BaseChannelLayer) -> None:
+    channel = await layer.new_channel()
+    message = {"type": "table.event", "version": 7, "data": {"card": "AS"}}
+
+    await layer.send(channel, message)
+
+    assert await asyncio.wait_for(layer.receive(channel), DELIVERY_TIMEOUT) == message
+
+
+async def test_group_send_reaches_every_member(layer: BaseChannelLayer) -> None:
+    group = "table-roundtrip-test"
+    members = [await layer.new_channel() for _ in range(4)]
+    for channel in members:
+        await layer.group_add(group, channel)
+    try:
+        await layer.group_send(group, {"type": "table.event", "version": 1})
+        received = [
+            await asyncio.wait_for(layer.receive(channel), DELIVERY_TIMEOUT) for channel in members
+        ]
+    finally:
+        for channel in members:
+            await layer.group_discard(group, channel)
+
+    assert received == [{"type": "table.event", "version": 1}] * 4
+
+
+@needs_redis
+async def test_redis_url_configures_the_redis_layer(layer: BaseChannelLayer) -> None:
+    assert isinstance(layer, RedisChannelLayer)
+
+
+@needs_redis
+async def test_redis_receive_survives_more_than_five_idle_seconds(
+    layer: BaseChannelLayer,
+) -> None:
+    """With redis-py 8's default socket_timeout of 5 s, a receive that waits through a quiet
+    table longer than that raises TimeoutError; settings turn the socket timeout off."""
+    channel = await layer.new_channel()
+    receiving = asyncio.create_task(layer.receive(channel))
+
+    await asyncio.sleep(6)
+    # Had the socket timed out, awaiting the task below re-raises that error.
+    await layer.send(channel, {"type": "table.event", "version": 2})
+
+    assert await asyncio.wait_for(receiving, DELIVERY_TIMEOUT) == {
+        "type": "table.event",
+        "version": 2,
+    }
