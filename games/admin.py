@@ -1,0 +1,177 @@
+"""Admin pages for tables and stored matches.
+
+Tables and their seats are settings and can be edited here. Matches, hands, tricks and plays are
+game history written only by ``games.services`` (which keep the version and the events right), so
+the admin shows them read-only; a match can still be deleted.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+
+from games.models import CardPlay, Hand, Match, MatchSeat, Seat, Table, Trick
+
+
+class ReadOnlyMixin:
+    """View permission only: rows that only the services write."""
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    extra = 0
+    autocomplete_fields = ["user"]
+
+
+@admin.register(Table)
+class TableAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "variant",
+        "status",
+        "target",
+        "turn_clock_seconds",
+        "is_private",
+        "created_by",
+        "created_at",
+    ]
+    list_filter = ["status", "variant", "is_private", "allow_spectators", "created_at"]
+    search_fields = ["name", "created_by__username"]
+    list_select_related = ["created_by"]
+    autocomplete_fields = ["created_by"]
+    date_hierarchy = "created_at"
+    inlines = [SeatInline]
+
+
+@admin.register(Seat)
+class SeatAdmin(admin.ModelAdmin):
+    list_display = ["table", "index", "user", "computer_level"]
+    list_filter = ["computer_level", "table__variant"]
+    search_fields = ["table__name", "user__username"]
+    list_select_related = ["table", "user"]
+    autocomplete_fields = ["table", "user"]
+
+
+class MatchSeatInline(ReadOnlyInline):
+    model = MatchSeat
+    fields = ["index", "name", "user", "computer_level"]
+    show_change_link = False
+
+
+class HandInline(ReadOnlyInline):
+    model = Hand
+    fields = [
+        "number",
+        "hakem",
+        "dealer",
+        "trump",
+        "status",
+        "tricks_won",
+        "winner_side",
+        "points",
+        "kot",
+        "hakem_kot",
+    ]
+
+
+@admin.register(Match)
+class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = [
+        "id",
+        "variant",
+        "status",
+        "players",
+        "scores",
+        "winner_side",
+        "target",
+        "imported",
+        "created_at",
+    ]
+    list_filter = ["status", "variant", "imported", "partner_draw", "created_at"]
+    search_fields = ["=id", "seats__name", "seats__user__username", "table__name"]
+    date_hierarchy = "created_at"
+    inlines = [MatchSeatInline, HandInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Match]:
+        return super().get_queryset(request).prefetch_related("seats")
+
+    @admin.display(description=_("players"))
+    def players(self, match: Match) -> str:
+        return ", ".join(seat.name for seat in match.seats.all())
+
+
+@admin.register(MatchSeat)
+class MatchSeatAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["match", "index", "name", "user", "computer_level"]
+    list_filter = ["computer_level", "match__variant"]
+    search_fields = ["name", "user__username", "=match__id"]
+    list_select_related = ["match", "user"]
+
+
+class TrickInline(ReadOnlyInline):
+    model = Trick
+    fields = ["number", "leader", "winner"]
+
+
+class CardPlayInline(ReadOnlyInline):
+    model = CardPlay
+    fields = ["trick", "order", "seat", "card", "played_at"]
+    show_change_link = False
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[CardPlay]:
+        plays = super().get_queryset(request).select_related("trick")
+        return plays.order_by("trick__number", "order")
+
+
+@admin.register(Hand)
+class HandAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = [
+        "match",
+        "number",
+        "hakem",
+        "trump",
+        "status",
+        "winner_side",
+        "points",
+        "kot",
+        "hakem_kot",
+        "started_at",
+    ]
+    list_filter = ["status", "trump", "kot", "hakem_kot", "match__variant"]
+    search_fields = ["=match__id"]
+    list_select_related = ["match"]
+    inlines = [TrickInline, CardPlayInline]
+
+
+@admin.register(Trick)
+class TrickAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["hand", "number", "leader", "winner"]
+    list_filter = ["hand__match__variant"]
+    search_fields = ["=hand__match__id"]
+    list_select_related = ["hand"]
+    inlines = [CardPlayInline]
+
+
+@admin.register(CardPlay)
+class CardPlayAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ["hand", "trick", "order", "seat", "card", "played_at"]
+    list_filter = ["hand__match__variant"]
+    search_fields = ["card", "=hand__match__id"]
+    list_select_related = ["hand", "trick"]

@@ -1,0 +1,375 @@
+"""What Hokm online stores: tables, and every match as dealt and played.
+
+The rules live in ``games.engine``; these rows are the minimum from which the engine rebuilds any
+hand exactly (``games.selectors.hand_state_build``): the deal order, the trump, the R3.5 choices and
+every card played in order. Everything else a hand shows (holdings, leaders, winners, results) is
+derived by the engine and only copied here where history pages need to filter or sort on it.
+Rows change only through ``games.services``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from games.engine import DEFAULT_TARGET, VARIANTS, Card, Suit
+
+# The engine is free of Django, so its titles are not translatable; these are the same titles
+# for the interface. A variant registered later without an entry here shows its engine title.
+_VARIANT_TITLES = {
+    "hokm4": _("Hokm, four players"),
+    "hokm3": _("Hokm, three players"),
+    "hokm2": _("Hokm, two players"),
+    "hokm2-draw": _("Hokm, two players with the draw"),
+}
+VARIANT_CHOICES = [(name, _VARIANT_TITLES.get(name, v.title)) for name, v in VARIANTS.items()]
+
+SUIT_CHOICES = [
+    (Suit.SPADES.value, _("spades")),
+    (Suit.HEARTS.value, _("hearts")),
+    (Suit.DIAMONDS.value, _("diamonds")),
+    (Suit.CLUBS.value, _("clubs")),
+]
+
+#: R2.3: only the four-player game seats partners by a draw.
+PARTNER_DRAW_VARIANTS = [name for name, v in VARIANTS.items() if v.partner_draw_allowed]
+
+
+class ComputerLevel(models.TextChoices):
+    EASY = "easy", _("easy")
+    MEDIUM = "medium", _("medium")
+    HARD = "hard", _("hard")
+    EXPERT = "expert", _("expert")
+
+
+class Table(models.Model):
+    """A place where players gather and matches are played, with its settings."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        PLAYING = "playing", _("playing")
+        FINISHED = "finished", _("finished")
+        CLOSED = "closed", _("closed")
+
+    name = models.CharField(_("name"), max_length=60)
+    variant = models.CharField(_("variant"), max_length=16, choices=VARIANT_CHOICES)
+    target = models.PositiveIntegerField(
+        _("target"),
+        default=DEFAULT_TARGET,
+        validators=[MinValueValidator(1)],
+        help_text=_("Points that win the match (R7.1)."),
+    )
+    turn_clock_seconds = models.PositiveIntegerField(
+        _("turn clock (seconds)"),
+        null=True,
+        blank=True,
+        help_text=_("Time for each decision (R8.1); empty for no clock."),
+    )
+    is_private = models.BooleanField(_("private"), default=False)
+    allow_spectators = models.BooleanField(_("spectators allowed"), default=True)
+    fill_with_computer = models.BooleanField(
+        _("fill empty seats with computer players"), default=False
+    )
+    partner_draw = models.BooleanField(
+        _("draw for partners"),
+        default=False,
+        help_text=_("Four players only: a second ace chooses the Hakem's partner (R2.3)."),
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("created by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="created_tables",
+    )
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    status = models.CharField(_("status"), max_length=10, choices=Status, default=Status.OPEN)
+
+    class Meta:
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
+        constraints = [
+            models.CheckConstraint(condition=Q(target__gte=1), name="games_table_target_positive"),
+            models.CheckConstraint(
+                condition=Q(partner_draw=False) | Q(variant__in=PARTNER_DRAW_VARIANTS),
+                name="games_table_partner_draw_hokm4",
+            ),
+        ]
+        indexes = [
+            # The lobby: open tables, newest first, optionally of one variant.
+            models.Index(fields=["status", "-created_at"], name="games_table_status_idx"),
+            models.Index(fields=["variant", "status"], name="games_table_variant_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Seat(models.Model):
+    """A seat at a table: a user, a computer player, or empty."""
+
+    table = models.ForeignKey(
+        Table, verbose_name=_("table"), on_delete=models.CASCADE, related_name="seats"
+    )
+    index = models.PositiveSmallIntegerField(_("seat"))
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="table_seats",
+    )
+    # NULL (never "") is the one "not a computer" value: the check constraint below tests it.
+    computer_level = models.CharField(  # noqa: DJ001
+        _("computer level"), max_length=10, choices=ComputerLevel, null=True, blank=True
+    )
+
+    class Meta:
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
+        ordering = ["table", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "index"], name="games_seat_unique_index"),
+            models.CheckConstraint(
+                condition=Q(user__isnull=True) | Q(computer_level__isnull=True),
+                name="games_seat_user_or_computer",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} #{self.index}"
+
+
+class Match(models.Model):
+    """One match: hands until a side reaches the target (R7), played here or imported."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", _("playing")
+        FINISHED = "finished", _("finished")
+        ABANDONED = "abandoned", _("abandoned")
+
+    table = models.ForeignKey(
+        Table,
+        verbose_name=_("table"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="matches",
+    )
+    variant = models.CharField(_("variant"), max_length=16, choices=VARIANT_CHOICES)
+    target = models.PositiveIntegerField(_("target"), validators=[MinValueValidator(1)])
+    seed = models.BigIntegerField(
+        _("seed"), null=True, blank=True, help_text=_("Empty for imported matches.")
+    )
+    partner_draw = models.BooleanField(_("draw for partners"), default=False)
+    hakem_draw = models.JSONField(
+        _("Hakem draw"),
+        null=True,
+        blank=True,
+        help_text=_("The public flips that found the first Hakem (R2.2 to R2.4)."),
+    )
+    status = models.CharField(_("status"), max_length=10, choices=Status, default=Status.PLAYING)
+    version = models.PositiveBigIntegerField(
+        _("version"), default=0, help_text=_("Bumped on every change of the match state.")
+    )
+    scores = models.JSONField(_("scores"), default=list, help_text=_("Points per side."))
+    winner_side = models.PositiveSmallIntegerField(_("winning side"), null=True, blank=True)
+    imported = models.BooleanField(_("imported"), default=False)
+    imported_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("imported by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="imported_matches",
+    )
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("match")
+        verbose_name_plural = _("matches")
+        constraints = [
+            models.CheckConstraint(condition=Q(target__gte=1), name="games_match_target_positive"),
+            models.CheckConstraint(
+                condition=Q(partner_draw=False) | Q(variant__in=PARTNER_DRAW_VARIANTS),
+                name="games_match_partner_draw_hokm4",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["-created_at"], name="games_match_created_idx"),
+            models.Index(fields=["status", "-created_at"], name="games_match_status_idx"),
+            models.Index(fields=["variant", "-created_at"], name="games_match_variant_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_variant_display()} #{self.pk}"
+
+
+class MatchSeat(models.Model):
+    """Who played a seat of a match, in play order after any R2.3 re-seating."""
+
+    match = models.ForeignKey(
+        Match, verbose_name=_("match"), on_delete=models.CASCADE, related_name="seats"
+    )
+    index = models.PositiveSmallIntegerField(_("seat"))
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="match_seats",
+    )
+    # NULL (never "") is the one "not a computer" value: the check constraint below tests it.
+    computer_level = models.CharField(  # noqa: DJ001
+        _("computer level"), max_length=10, choices=ComputerLevel, null=True, blank=True
+    )
+    name = models.CharField(_("name"), max_length=150, help_text=_("The name shown and recorded."))
+
+    class Meta:
+        verbose_name = _("match seat")
+        verbose_name_plural = _("match seats")
+        ordering = ["match", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "index"], name="games_matchseat_unique_index"),
+            models.CheckConstraint(
+                condition=Q(user__isnull=True) | Q(computer_level__isnull=True),
+                name="games_matchseat_user_or_computer",
+            ),
+        ]
+        indexes = [
+            # "My games": a user's matches, newest (highest id) first, without touching Match.
+            models.Index(fields=["user", "-match"], name="games_matchseat_user_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (#{self.index})"
+
+
+def deck_to_text(cards: Iterable[Card]) -> str:
+    """The stored form of a deal order: R1.2 card texts separated by spaces, top first."""
+    return " ".join(card.text for card in cards)
+
+
+def deck_from_text(text: str) -> tuple[Card, ...]:
+    """The deal order of :attr:`Hand.deck`; raises ``CardTextError`` on a corrupt row."""
+    return tuple(Card.parse(card) for card in text.split())
+
+
+class Hand(models.Model):
+    """One hand of a match: its deal order and the choices that are not card plays."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", _("playing")
+        FINISHED = "finished", _("finished")
+
+    match = models.ForeignKey(
+        Match, verbose_name=_("match"), on_delete=models.CASCADE, related_name="hands"
+    )
+    number = models.PositiveSmallIntegerField(_("number"))
+    hakem = models.PositiveSmallIntegerField(_("Hakem"))
+    dealer = models.PositiveSmallIntegerField(_("dealer"))
+    seed = models.BigIntegerField(
+        _("seed"), null=True, blank=True, help_text=_("Empty for imported hands.")
+    )
+    # 52 two-letter cards and 51 spaces: the whole deal order, top first (R1.2 notation).
+    deck = models.CharField(_("cards dealt"), max_length=155)
+    # NULL until the Hakem calls (R3.1): "" would not be a suit either, so one empty value only.
+    trump = models.CharField(  # noqa: DJ001
+        _("trump"), max_length=1, choices=SUIT_CHOICES, null=True, blank=True
+    )
+    discards = models.JSONField(
+        _("discards"),
+        default=list,
+        blank=True,
+        help_text=_("Per seat, the cards discarded from the first five (hokm2-draw, R3.5)."),
+    )
+    keep_first = models.JSONField(
+        _("keep first"),
+        default=list,
+        blank=True,
+        help_text=_("One choice per draw turn: true when the first card was kept (R3.5)."),
+    )
+    status = models.CharField(_("status"), max_length=10, choices=Status, default=Status.PLAYING)
+    tricks_won = models.JSONField(_("tricks won"), default=list, help_text=_("Per seat."))
+    winner_side = models.PositiveSmallIntegerField(_("winning side"), null=True, blank=True)
+    points = models.PositiveSmallIntegerField(_("points"), null=True, blank=True)
+    kot = models.BooleanField(_("Kot"), default=False)
+    hakem_kot = models.BooleanField(_("Hakem Kot"), default=False)
+    started_at = models.DateTimeField(_("started at"), default=timezone.now)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("hand")
+        verbose_name_plural = _("hands")
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="games_hand_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return _("hand %(number)s of match %(match)s") % {
+            "number": self.number,
+            "match": self.match_id,
+        }
+
+
+class Trick(models.Model):
+    """A trick of a hand; its winner is empty until its last card is played."""
+
+    hand = models.ForeignKey(
+        Hand, verbose_name=_("hand"), on_delete=models.CASCADE, related_name="tricks"
+    )
+    number = models.PositiveSmallIntegerField(_("number"))
+    leader = models.PositiveSmallIntegerField(_("leader"))
+    winner = models.PositiveSmallIntegerField(_("winner"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("trick")
+        verbose_name_plural = _("tricks")
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "number"], name="games_trick_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return _("trick %(number)s of hand %(hand)s") % {
+            "number": self.number,
+            "hand": self.hand_id,
+        }
+
+
+class CardPlay(models.Model):
+    """One card played to a trick."""
+
+    # Denormalised from the trick so that a hand's plays come in one query on one index.
+    hand = models.ForeignKey(
+        Hand, verbose_name=_("hand"), on_delete=models.CASCADE, related_name="plays"
+    )
+    trick = models.ForeignKey(
+        Trick, verbose_name=_("trick"), on_delete=models.CASCADE, related_name="plays"
+    )
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    order = models.PositiveSmallIntegerField(_("order"), help_text=_("Position in the trick."))
+    card = models.CharField(_("card"), max_length=2)
+    played_at = models.DateTimeField(_("played at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("card play")
+        verbose_name_plural = _("card plays")
+        constraints = [
+            models.UniqueConstraint(fields=["trick", "order"], name="games_cardplay_unique_order"),
+            models.UniqueConstraint(fields=["hand", "card"], name="games_cardplay_unique_card"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.card} (#{self.seat})"

@@ -1,0 +1,109 @@
+"""Stored matches as ``hokm-record/1`` documents (shared/RECORD.md), and back.
+
+The format and its checks belong to ``games.engine.record``; this module maps it onto the rows.
+An import is checked in full by replaying it through the engine before anything is written, and
+its hands are stored by the same helpers that store live play.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.engine import get_variant, new_hand
+from games.engine.record import RecordFault, build_record, replay_record
+from games.models import Match, MatchSeat
+from games.selectors import hakem_draw_from_json, match_hand_states
+from games.services import (
+    TARGET_MAX,
+    SeatSpec,
+    hand_store_new,
+    hand_store_progress,
+    match_seats_store,
+)
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+
+
+class RecordImportError(ValueError):
+    """A record that cannot be imported; nothing was written.
+
+    ``hand``, ``trick`` and ``seat`` locate the fault as the record checker does (zero-based, None
+    when the fault is not in one hand, trick or seat), so a page can show where it is.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hand: int | None = None,
+        trick: int | None = None,
+        seat: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message, self.hand, self.trick, self.seat = message, hand, trick, seat
+
+
+def match_export_record(*, match: Match) -> dict[str, Any]:
+    """The ``hokm-record/1`` document of a stored match, finished or not: three queries.
+
+    It holds every card of every hand, the current one included: show it to a player only when no
+    hand in it is still hidden from him (R8.3). A hand still at its trump call or draw has no
+    record form yet and is left out (RECORD.md's ``cards`` are the holdings when play starts).
+    """
+    players = list(
+        MatchSeat.objects.filter(match=match).order_by("index").values_list("name", flat=True)
+    )
+    return build_record(
+        variant=get_variant(match.variant),
+        target=match.target,
+        players=players,
+        draw=hakem_draw_from_json(match.hakem_draw),
+        hands=match_hand_states(match=match),
+    )
+
+
+def match_import_record(*, document: object, imported_by: AbstractBaseUser | None = None) -> Match:
+    """Check a record by replaying it and store it as an imported match.
+
+    Raises :class:`RecordImportError` at the record's first fault, before anything is written. The
+    match is ``finished`` when the record is complete and ``abandoned`` otherwise: with no seed
+    and no players behind it, an imported match is never played on.
+    """
+    try:
+        replay = replay_record(document)
+    except RecordFault as fault:
+        raise RecordImportError(
+            fault.message, hand=fault.hand, trick=fault.trick, seat=fault.seat
+        ) from fault
+    if replay.target > TARGET_MAX:
+        raise RecordImportError(f'"target" must be at most {TARGET_MAX} to be stored')
+    try:
+        seats = [SeatSpec(name=name) for name in replay.players]
+    except ValueError as error:
+        raise RecordImportError(f'"players": {error}') from error
+    complete = replay.winner is not None
+    now = timezone.now()
+    with transaction.atomic():
+        match = Match.objects.create(
+            variant=replay.variant.name,
+            target=replay.target,
+            seed=None,
+            hakem_draw=replay.draw.to_json() if replay.draw else None,
+            status=Match.Status.FINISHED if complete else Match.Status.ABANDONED,
+            scores=list(replay.scores),
+            winner_side=replay.winner,
+            imported=True,
+            imported_by=imported_by,
+            created_at=now,
+            finished_at=now if complete else None,
+        )
+        match_seats_store(match=match, seats=seats)
+        for number, replayed in enumerate(replay.hands):
+            dealt = new_hand(replay.variant, hakem=replayed.hakem, deck=replayed.deck)
+            hand = hand_store_new(match=match, number=number, state=dealt, seed=None, at=now)
+            hand_store_progress(hand=hand, before=dealt, after=replayed.state, at=now)
+    return match

@@ -1,0 +1,381 @@
+"""Writes: every change of a match goes through these services.
+
+Each service runs in one transaction, locks the match row, lets the engine validate, stores what
+changed, bumps the match version and sends its event only after the commit (``games.events``).
+An action the engine refuses raises the engine's ``IllegalActionError`` before anything is written.
+
+The ``*_store_*`` helpers at the end write the rows of a hand from engine states; the services and
+the record import (``games.records``) both use them, so a hand is written one way only. They
+expect to run inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.engine import (
+    Action,
+    CallTrump,
+    Card,
+    Discard,
+    HandState,
+    IllegalActionError,
+    KeepOrThrow,
+    MatchOverError,
+    MatchState,
+    PlayCard,
+    get_variant,
+    match_apply,
+    new_match,
+    new_seed,
+    next_hand,
+    result_json,
+)
+from games.events import match_event_on_commit
+from games.models import (
+    CardPlay,
+    ComputerLevel,
+    Hand,
+    Match,
+    MatchSeat,
+    Table,
+    Trick,
+    deck_to_text,
+)
+from games.selectors import match_state_build
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+
+NAME_MAX_LENGTH = MatchSeat._meta.get_field("name").max_length
+TARGET_MAX = 2**31 - 1  # Match.target is a PositiveIntegerField
+_SEED_RANGE = range(-(2**63), 2**63)  # a signed 64-bit column
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """Who takes a seat of a new match: a user, a computer player or neither, and the name shown."""
+
+    name: str
+    user: AbstractBaseUser | None = None
+    computer_level: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError("every seat needs a name")
+        if len(self.name) > NAME_MAX_LENGTH:
+            raise ValueError(f"a seat's name has at most {NAME_MAX_LENGTH} characters")
+        if self.user is not None and self.computer_level is not None:
+            raise ValueError("a seat is a user or a computer player, not both")
+        if self.computer_level is not None and self.computer_level not in ComputerLevel.values:
+            raise ValueError(f"unknown computer level {self.computer_level!r}")
+
+
+class StaleVersionError(Exception):
+    """The client acted on an older version of the match than the stored one; nothing changed."""
+
+    def __init__(self, *, expected: int, current: int) -> None:
+        self.expected, self.current = expected, current
+        super().__init__(f"the match is at version {current}, not {expected}")
+
+
+def match_create(
+    *,
+    variant: str,
+    target: int,
+    seats: Sequence[SeatSpec],
+    seed: int | None = None,
+    partner_draw: bool = False,
+    table: Table | None = None,
+) -> Match:
+    """Draw the first Hakem (R2), store the match with its seats and deal hand 0.
+
+    ``seats`` are in the order the players sat down. With ``partner_draw`` (R2.3, four players)
+    they are re-seated so that the drawn partners sit opposite; the stored seats are in play order
+    after the re-seating.
+    """
+    rules = get_variant(variant)
+    if len(seats) != rules.players:
+        raise ValueError(f"{rules.name} is played by {rules.players}, not {len(seats)}")
+    if partner_draw and not rules.partner_draw_allowed:
+        raise ValueError(f"{rules.name} has no draw for partners (R2.3 is for four players)")
+    if isinstance(target, int) and target > TARGET_MAX:
+        raise ValueError(f"the target can be at most {TARGET_MAX} points")
+    if seed is None:
+        seed = new_seed()
+    if seed not in _SEED_RANGE:
+        raise ValueError("the seed must fit a signed 64-bit integer")
+    state = new_match(rules, seed=seed, target=target, partner_draw=partner_draw)
+    draw = state.draw
+    assert draw is not None  # new_match always draws
+    # HakemDraw.seating[new_seat] is the seat that player had when the cards were flipped.
+    seated = [seats[old] for old in draw.seating] if draw.partner_drawn else list(seats)
+    now = timezone.now()
+    with transaction.atomic():
+        match = Match.objects.create(
+            table=table,
+            variant=rules.name,
+            target=target,
+            seed=seed,
+            partner_draw=partner_draw,
+            hakem_draw=draw.to_json(),
+            status=Match.Status.PLAYING,
+            scores=list(state.scores),
+            created_at=now,
+            started_at=now,
+        )
+        match_seats_store(match=match, seats=seated)
+        hand_store_new(match=match, number=0, state=state.hand, seed=state.hand_seed, at=now)
+        match_event_on_commit(
+            match_id=match.pk,
+            version=match.version,
+            kind="match_created",
+            data={
+                "variant": rules.name,
+                "target": target,
+                "players": [seat.name for seat in seated],
+                "hakem_draw": draw.to_json(),  # public flips from their own shuffle (R2.2, R2.6)
+                **_hand_dealt_data(number=0, state=state.hand),
+            },
+        )
+    return match
+
+
+def match_apply_action(
+    *,
+    match: Match | int,
+    seat: int,
+    action: Action,
+    expected_version: int | None = None,
+) -> Match:
+    """Take one decision of the current hand (trump call, discard, keep or throw, card).
+
+    ``seat`` is the seat of the player acting, and must be ``action.seat``. With
+    ``expected_version`` the action is refused with :class:`StaleVersionError` unless the match
+    is still at that version (a client acting on what it saw). An action the rules refuse raises
+    the engine's :class:`IllegalActionError` and nothing is written. Returns the match as stored.
+    """
+    if action.seat != seat:
+        raise IllegalActionError("you can only act for your own seat", seat=seat)
+    with transaction.atomic():
+        locked = _match_lock(match)
+        if expected_version is not None and locked.version != expected_version:
+            raise StaleVersionError(expected=expected_version, current=locked.version)
+        if locked.status != Match.Status.PLAYING:
+            raise MatchOverError()
+        hands = list(Hand.objects.filter(match=locked).order_by("number"))
+        before = match_state_build(match=locked, hands=hands)
+        after = match_apply(before, action)
+        now = timezone.now()
+        current = hands[-1]
+        hand_store_progress(hand=current, before=before.hand, after=after.hand, at=now)
+        locked.scores = list(after.scores)
+        if after.is_over:
+            locked.status = Match.Status.FINISHED
+            locked.winner_side = after.winner
+            locked.finished_at = now
+        locked.version += 1
+        locked.save(update_fields=["scores", "status", "winner_side", "finished_at", "version"])
+        match_event_on_commit(
+            match_id=locked.pk,
+            version=locked.version,
+            kind=action.kind,
+            data=_action_event_data(hand=current, before=before, after=after, action=action),
+        )
+    return locked
+
+
+def match_deal_next_hand(*, match: Match | int) -> Match:
+    """Deal the next hand once the current one is decided and the match is not (R6).
+
+    The Hakem is the one R6 names after the last hand; the deck comes from the hand's own seed,
+    ``hand_seed(match.seed, number)`` (R6.4). Raises the engine's ``IllegalActionError`` while
+    the current hand is being played and ``MatchOverError`` once the match is decided.
+    """
+    with transaction.atomic():
+        locked = _match_lock(match)
+        if locked.status != Match.Status.PLAYING:
+            raise MatchOverError()
+        hands = list(Hand.objects.filter(match=locked).order_by("number"))
+        state = next_hand(match_state_build(match=locked, hands=hands))
+        number = len(hands)
+        now = timezone.now()
+        hand_store_new(match=locked, number=number, state=state.hand, seed=state.hand_seed, at=now)
+        locked.version += 1
+        locked.save(update_fields=["version"])
+        match_event_on_commit(
+            match_id=locked.pk,
+            version=locked.version,
+            kind="hand_dealt",
+            data=_hand_dealt_data(number=number, state=state.hand),
+        )
+    return locked
+
+
+def _match_lock(match: Match | int) -> Match:
+    match_id = match.pk if isinstance(match, Match) else match
+    return Match.objects.select_for_update().get(pk=match_id)
+
+
+def _hand_dealt_data(*, number: int, state: HandState) -> dict[str, Any]:
+    return {"hand": number, "hakem": state.hakem, "dealer": state.dealer}
+
+
+def _action_event_data(
+    *, hand: Hand, before: MatchState, after: MatchState, action: Action
+) -> dict[str, Any]:
+    """The public facts of an action (R8.3): never a card still hidden from anyone.
+
+    A discard says how many cards, not which (R3.5); a draw turn does not say whether the first
+    card was kept, which only the seat on turn knows.
+    """
+    data: dict[str, Any] = {"hand": hand.number, "seat": action.seat}
+    if isinstance(action, CallTrump):
+        data["trump"] = action.suit.value
+    elif isinstance(action, Discard):
+        data["count"] = len(action.cards)
+    elif isinstance(action, KeepOrThrow):
+        data["turn"] = before.hand.draw_turn
+    elif isinstance(action, PlayCard):
+        data["card"] = action.card.text
+        data["trick"] = len(before.hand.tricks)
+        data["order"] = len(before.hand.current)
+        if len(after.hand.tricks) > len(before.hand.tricks):
+            data["trick_winner"] = after.hand.tricks[-1].winner
+    result = after.hand.result
+    if result is not None:
+        data["result"] = result_json(result)
+        data["scores"] = list(after.scores)
+        data["match_winner"] = after.winner
+    return data
+
+
+# -- storage helpers: rows from engine states, inside the caller's transaction -------------------
+
+
+def match_seats_store(*, match: Match, seats: Sequence[SeatSpec]) -> list[MatchSeat]:
+    """The seats of a match, ``seats[i]`` at index i (play order)."""
+    return MatchSeat.objects.bulk_create(
+        MatchSeat(
+            match=match,
+            index=index,
+            user=spec.user,
+            computer_level=spec.computer_level,
+            name=spec.name,
+        )
+        for index, spec in enumerate(seats)
+    )
+
+
+def hand_store_new(
+    *, match: Match, number: int, state: HandState, seed: int | None, at: datetime
+) -> Hand:
+    """The row of a freshly dealt hand: the engine state ``new_hand`` gave, before any action."""
+    variant = state.variant
+    return Hand.objects.create(
+        match=match,
+        number=number,
+        hakem=state.hakem,
+        dealer=state.dealer,
+        seed=seed,
+        deck=deck_to_text(state.deck),
+        discards=[[] for _ in range(variant.players)] if variant.has_draw else [],
+        keep_first=[],
+        tricks_won=list(state.tricks_won),
+        started_at=at,
+    )
+
+
+def hand_store_progress(*, hand: Hand, before: HandState, after: HandState, at: datetime) -> None:
+    """Store what happened between two states of a hand: one action when playing live, the whole
+    hand at once when importing a record.
+
+    The hand row takes the trump, the R3.5 choices, the tricks won and the result; new tricks and
+    plays get their rows, and a trick completed in between gets its winner.
+    """
+    variant = after.variant
+    hand.trump = after.trump.value if after.trump else None
+    if variant.has_draw:
+        # Only the discards from the first five are choices to store; the cards thrown in the
+        # draw follow from the deck and keep_first (R3.5).
+        hand.discards = [
+            [card.text for card in after.discards[seat][: _discard_count(after, seat)]]
+            if seat in after.discarded_by
+            else []
+            for seat in range(variant.players)
+        ]
+        hand.keep_first = list(after.keep_first)
+    hand.tricks_won = list(after.tricks_won)
+    fields = ["trump", "discards", "keep_first", "tricks_won"]
+    result = after.result
+    if result is not None and hand.status != Hand.Status.FINISHED:
+        hand.status = Hand.Status.FINISHED
+        hand.winner_side = result.winner
+        hand.points = result.points
+        hand.kot = result.kot
+        hand.hakem_kot = result.hakem_kot
+        hand.finished_at = at
+        fields += ["status", "winner_side", "points", "kot", "hakem_kot", "finished_at"]
+    hand.save(update_fields=fields)
+    _tricks_store(hand=hand, before=before, after=after, at=at)
+
+
+def _discard_count(state: HandState, seat: int) -> int:
+    counts = state.variant.draw_discards
+    return counts[0] if seat == state.hakem else counts[1]
+
+
+@dataclass(frozen=True, slots=True)
+class _TrickCards:
+    leader: int
+    cards: tuple[Card, ...]
+    winner: int | None
+
+
+def _tricks_of(state: HandState) -> list[_TrickCards]:
+    tricks = [_TrickCards(t.leader, t.cards, t.winner) for t in state.tricks]
+    if state.current:
+        tricks.append(_TrickCards(state.leader, state.current, None))
+    return tricks
+
+
+def _tricks_store(*, hand: Hand, before: HandState, after: HandState, at: datetime) -> None:
+    old, new = _tricks_of(before), _tricks_of(after)
+    players = after.players
+    # The one trick that can be part played already (live play reaches it card by card).
+    existing: dict[int, Trick] = {}
+    if old and len(old[-1].cards) < players and len(new[len(old) - 1].cards) > len(old[-1].cards):
+        number = len(old) - 1
+        trick = Trick.objects.get(hand=hand, number=number)
+        if new[number].winner is not None:
+            trick.winner = new[number].winner
+            trick.save(update_fields=["winner"])
+        existing[number] = trick
+    created = Trick.objects.bulk_create(
+        Trick(hand=hand, number=number, leader=trick.leader, winner=trick.winner)
+        for number, trick in enumerate(new)
+        if number >= len(old)
+    )
+    rows = existing | {trick.number: trick for trick in created}
+    plays = []
+    for number, trick_row in sorted(rows.items()):
+        trick = new[number]
+        start = len(old[number].cards) if number < len(old) else 0
+        plays += [
+            CardPlay(
+                hand=hand,
+                trick=trick_row,
+                seat=(trick.leader + order) % players,
+                order=order,
+                card=trick.cards[order].text,
+                played_at=at,
+            )
+            for order in range(start, len(trick.cards))
+        ]
+    CardPlay.objects.bulk_create(plays)

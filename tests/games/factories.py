@@ -1,0 +1,162 @@
+"""Test data for the games app: factory_boy factories, and matches played through the services.
+
+A match is only ever written by ``games.services``, so ``MatchFactory`` creates one with
+``match_create``, and ``match_play`` plays it on with the engine's legal actions chosen by a seeded
+RNG while an engine-only copy of the same match (the *shadow*) records what the engine itself says
+the state is after every version.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import factory
+from django.conf import settings
+
+from games.engine import (
+    VARIANTS,
+    Action,
+    HandState,
+    MatchState,
+    get_variant,
+    match_apply,
+    match_legal_actions,
+    new_match,
+    next_hand,
+)
+from games.models import Match, Seat, Table
+from games.services import SeatSpec, match_apply_action, match_create, match_deal_next_hand
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = settings.AUTH_USER_MODEL
+        django_get_or_create = ["username"]
+
+    username = factory.Sequence(lambda n: f"player{n}")
+
+
+class TableFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Table
+
+    name = factory.Sequence(lambda n: f"Table {n}")
+    variant = "hokm4"
+    created_by = factory.SubFactory(UserFactory)
+
+
+class SeatFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Seat
+
+    table = factory.SubFactory(TableFactory)
+    index = factory.Sequence(lambda n: n % 4)
+    user = factory.SubFactory(UserFactory)
+
+
+def seat_specs(variant: str, *, prefix: str = "player") -> list[SeatSpec]:
+    """One named seat per player of the variant, with no users."""
+    return [SeatSpec(name=f"{prefix}{i}") for i in range(get_variant(variant).players)]
+
+
+class MatchFactory(factory.Factory):
+    """A new match at hand 0, made by ``match_create``."""
+
+    class Meta:
+        model = Match
+
+    variant = "hokm4"
+    target = 7
+    seed = factory.Sequence(lambda n: 1000 + n)
+    partner_draw = False
+    table = None
+    seats = factory.LazyAttribute(lambda o: seat_specs(o.variant))
+
+    @classmethod
+    def _create(cls, model_class: type[Match], *args: object, **kwargs: object) -> Match:
+        return match_create(**kwargs)
+
+
+def shadow_of(match: Match) -> MatchState:
+    """The engine's own copy of a stored match, as ``match_create`` started it."""
+    return new_match(
+        get_variant(match.variant),
+        seed=match.seed,
+        target=match.target,
+        partner_draw=match.partner_draw,
+    )
+
+
+@dataclass
+class PlayedMatch:
+    """A match played through the services, with the engine's view of the same play."""
+
+    match: Match
+    #: ``states[v]``: the engine's match state at version v (one service call per version).
+    states: list[MatchState]
+    #: The engine's latest state of each hand, by hand number.
+    hands: list[HandState] = field(default_factory=list)
+    actions: list[Action] = field(default_factory=list)
+
+    @property
+    def shadow(self) -> MatchState:
+        return self.states[-1]
+
+
+def match_play(
+    match: Match,
+    *,
+    rng_seed: int = 0,
+    until: Callable[[MatchState], bool] | None = None,
+    on_step: Callable[[MatchState], None] | None = None,
+) -> PlayedMatch:
+    """Play a stored match from its start through the services until it is over or ``until(state)``.
+
+    Actions are the engine's legal actions picked by ``random.Random(rng_seed)``; a decided hand
+    is followed by ``match_deal_next_hand``. ``on_step`` gets the engine's state after each call.
+    The match must still be at version 0: the shadow starts where ``match_create`` left it.
+    """
+    rng = random.Random(rng_seed)
+    state = shadow_of(match)
+    played = PlayedMatch(match=match, states=[state], hands=[state.hand])
+    while not state.is_over and not (until and until(state)):
+        if state.awaiting_next_hand:
+            match_deal_next_hand(match=match.pk)
+            state = next_hand(state)
+        else:
+            action = rng.choice(match_legal_actions(state))
+            match_apply_action(match=match.pk, seat=action.seat, action=action)
+            state = match_apply(state, action)
+            played.actions.append(action)
+        played.states.append(state)
+        if on_step:
+            on_step(state)
+        number = state.hand_number
+        if number == len(played.hands):
+            played.hands.append(state.hand)
+        else:
+            played.hands[number] = state.hand
+    played.match = Match.objects.get(pk=match.pk)
+    return played
+
+
+def engine_hand_search(
+    variant: str, predicate: Callable[[HandState], bool], *, limit: int = 5000
+) -> int:
+    """A seed whose first hand, played at random, ends meeting ``predicate``.
+
+    The seed serves as both the match seed and the RNG seed: ``MatchFactory(seed=seed)`` then
+    ``match_play(match, rng_seed=seed)`` plays the very same hand through the services. Searching
+    in the engine alone is cheap.
+    """
+    rules = VARIANTS[variant]
+    for seed in range(limit):
+        rng = random.Random(seed)
+        state = new_match(rules, seed=seed)
+        while not state.hand.is_over:
+            state = match_apply(state, rng.choice(match_legal_actions(state)))
+        if predicate(state.hand):
+            return seed
+    raise AssertionError(f"no {variant} hand in {limit} seeds meets the predicate")

@@ -1,0 +1,54 @@
+"""Every games model has a working admin; game history is read-only there."""
+
+import pytest
+from django.urls import reverse
+
+from games.models import CardPlay, Hand, Match, MatchSeat, Seat, Table, Trick
+from tests.games.factories import MatchFactory, SeatFactory, TableFactory, match_play
+
+pytestmark = pytest.mark.django_db
+
+MODELS = [Table, Seat, Match, MatchSeat, Hand, Trick, CardPlay]
+
+
+@pytest.fixture
+def history():
+    table = TableFactory()
+    SeatFactory(table=table, index=0)
+    SeatFactory(table=table, index=1, user=None, computer_level="hard")
+    match = MatchFactory(seed=3, table=table)
+    match_play(match, rng_seed=3, until=lambda s: len(s.hand.tricks) == 1)
+    return match
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
+def test_changelist_loads(admin_client, history, model):
+    url = reverse(f"admin:games_{model._meta.model_name}_changelist")
+    assert admin_client.get(url).status_code == 200
+    assert admin_client.get(url, {"q": "1"}).status_code == 200
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
+def test_change_page_loads(admin_client, history, model):
+    obj = model.objects.order_by("pk").first()
+    url = reverse(f"admin:games_{model._meta.model_name}_change", args=[obj.pk])
+    assert admin_client.get(url).status_code == 200
+
+
+def test_match_page_shows_its_hands_read_only(admin_client, history):
+    url = reverse("admin:games_match_change", args=[history.pk])
+    page = admin_client.get(url).content.decode()
+    assert "player0" in page
+    assert reverse("admin:games_hand_change", args=[history.hands.first().pk]) in page
+    assert admin_client.post(url, {}).status_code == 403
+
+
+def test_history_cannot_be_added_by_hand(admin_client):
+    for model in (Match, MatchSeat, Hand, Trick, CardPlay):
+        url = reverse(f"admin:games_{model._meta.model_name}_add")
+        assert admin_client.get(url).status_code == 403
+
+
+def test_table_can_be_added(admin_client):
+    url = reverse("admin:games_table_add")
+    assert admin_client.get(url).status_code == 200
