@@ -9,6 +9,7 @@ Rows change only through ``games.services``.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -46,6 +47,11 @@ class ComputerLevel(models.TextChoices):
     MEDIUM = "medium", _("medium")
     HARD = "hard", _("hard")
     EXPERT = "expert", _("expert")
+
+
+def new_invite_code() -> str:
+    """An unguessable code for a private table's invite link (128 random bits)."""
+    return secrets.token_urlsafe(16)
 
 
 class Table(models.Model):
@@ -88,6 +94,21 @@ class Table(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="created_tables",
+    )
+    computer_level = models.CharField(
+        _("computer level"),
+        max_length=10,
+        choices=ComputerLevel,
+        default=ComputerLevel.MEDIUM,
+        help_text=_("How the computer players at this table play."),
+    )
+    invite_code = models.CharField(
+        _("invite code"),
+        max_length=32,
+        unique=True,
+        default=new_invite_code,
+        editable=False,
+        help_text=_("The secret part of a private table's invite link."),
     )
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     status = models.CharField(_("status"), max_length=10, choices=Status, default=Status.OPEN)
@@ -373,3 +394,40 @@ class CardPlay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.card} (#{self.seat})"
+
+
+class ClientAction(models.Model):
+    """An action a client sent with its sequence id, stored once it was applied.
+
+    A client re-sends an action it saw no acknowledgement for; the services find it here and
+    acknowledge it again instead of applying it twice (at most once per match, seat and id).
+    """
+
+    match = models.ForeignKey(
+        Match, verbose_name=_("match"), on_delete=models.CASCADE, related_name="client_actions"
+    )
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    client_seq = models.PositiveBigIntegerField(_("client sequence id"))
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    action = models.JSONField(_("action"))
+    version = models.PositiveBigIntegerField(_("match version after the action"))
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("client action")
+        verbose_name_plural = _("client actions")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["match", "seat", "client_seq"], name="games_clientaction_once"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match} seat {self.seat} #{self.client_seq}"

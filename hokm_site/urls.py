@@ -11,4 +11,5 @@ urlpatterns = [
     # set_language: the header's language switcher posts here.
     path("i18n/", include("django.conf.urls.i18n")),
     path(settings.ADMIN_URL, admin.site.urls),
+    path("", include("games.urls")),
 ]

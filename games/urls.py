@@ -1,0 +1,5 @@
+"""Pages of the games app: the lobby, tables and matches."""
+
+app_name = "games"
+
+urlpatterns: list = []
