@@ -1,5 +1,6 @@
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
@@ -19,3 +20,40 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.display_name or self.username
+
+
+class ApiToken(models.Model):
+    """A personal API token: lets a program act as its user, as lichess's Bot API tokens do.
+
+    Only the SHA-256 of the secret is stored; the secret itself is shown once, when the token is
+    made (``accounts.tokens.token_create``). ``prefix`` is the start of the secret after ``hokm_``,
+    shown so the owner can tell the tokens apart.
+    """
+
+    user = models.ForeignKey(
+        User, verbose_name=_("user"), on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(_("name"), max_length=50, help_text=_("What the token is for."))
+    key_hash = models.CharField(_("key hash"), max_length=64, unique=True, editable=False)
+    prefix = models.CharField(_("prefix"), max_length=8, editable=False)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+        ordering = ["-created_at", "-pk"]
+        indexes = [
+            # The settings page: a user's tokens still in force, newest first.
+            models.Index(
+                fields=["user", "revoked_at", "-created_at"], name="accounts_token_user_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (hokm_{self.prefix}…)"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None

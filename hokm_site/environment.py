@@ -8,6 +8,8 @@ instead of guessing: a typo in ``DEBUG`` must not silently switch a production s
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +31,9 @@ REDIS_CHANNEL_CAPACITY = 1500
 REDIS_CONNECTION_OPTIONS: dict[str, Any] = {"socket_timeout": None, "max_connections": 1000}
 
 
-def env_bool(name: str, default: bool) -> bool:
+def env_bool(name: str, default: bool, environ: Mapping[str, str] = os.environ) -> bool:
     """Read a yes/no variable; unset means ``default``, anything unrecognised is an error."""
-    raw = os.environ.get(name)
+    raw = environ.get(name)
     if raw is None:
         return default
     value = raw.strip().lower()
@@ -42,9 +44,9 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean; use 1/0, true/false, yes/no.")
 
 
-def env_int(name: str, default: int) -> int:
+def env_int(name: str, default: int, environ: Mapping[str, str] = os.environ) -> int:
     """Read an integer variable; unset or empty means ``default``."""
-    raw = os.environ.get(name, "").strip()
+    raw = environ.get(name, "").strip()
     if not raw:
         return default
     try:
@@ -74,6 +76,18 @@ def database_config(database_url: str | None, *, base_dir: Path) -> dict[str, An
     if config["ENGINE"] != "django.db.backends.sqlite3":
         config["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 0)
         config["CONN_HEALTH_CHECKS"] = True
+    else:
+        # SQLite ignores SELECT ... FOR UPDATE. Write transactions that take the database lock
+        # when they begin keep the services' "lock the match, read, validate, write" atomic
+        # (two moves for one seat at once: one waits, then sees the other's), and the timeout
+        # lets the waiting one queue instead of failing with "database is locked".
+        config.setdefault("OPTIONS", {}).update({"transaction_mode": "IMMEDIATE", "timeout": 20})
+        # Tests get a database file, not Django's shared in-memory one: its table-level locks
+        # fail at once instead of waiting, and server processes started by browser tests
+        # could not open it.
+        # One file per test process, so runs side by side never share a database.
+        test_file = Path(tempfile.gettempdir()) / f"hokm-test-{os.getpid()}.sqlite3"
+        config["TEST"] = {"NAME": str(test_file)}
     return config
 
 
@@ -102,3 +116,63 @@ def admin_url_prefix(raw: str) -> str:
     if not prefix:
         raise ImproperlyConfigured("ADMIN_URL must not be empty: the admin would shadow '/'.")
     return f"{prefix}/"
+
+
+def email_config(environ: Mapping[str, str]) -> dict[str, Any]:
+    """Email settings: SMTP when ``EMAIL_HOST`` is set, else files in ``EMAIL_FILE_PATH`` when that
+    is set, else the console.
+
+    The console backend prints each message (confirmation links, password resets) to the server's
+    output, which is what development wants; browser tests against a server in another process
+    read the confirmation links from files instead. ``EMAIL_USE_TLS`` (STARTTLS, port 587, the
+    default) and ``EMAIL_USE_SSL`` (implicit TLS, port 465) exclude each other, as in Django.
+    """
+    sender = environ.get("DEFAULT_FROM_EMAIL", "").strip() or "Hokm online <noreply@localhost>"
+    host = environ.get("EMAIL_HOST", "").strip()
+    use_ssl = env_bool("EMAIL_USE_SSL", False, environ)
+    use_tls = env_bool("EMAIL_USE_TLS", not use_ssl, environ)
+    if use_tls and use_ssl:
+        raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be on.")
+    file_path = environ.get("EMAIL_FILE_PATH", "").strip()
+    if host:
+        backend = "django.core.mail.backends.smtp.EmailBackend"
+    elif file_path:
+        backend = "django.core.mail.backends.filebased.EmailBackend"
+    else:
+        backend = "django.core.mail.backends.console.EmailBackend"
+    return {
+        "EMAIL_BACKEND": backend,
+        "EMAIL_FILE_PATH": file_path or None,
+        "EMAIL_HOST": host or "localhost",
+        "EMAIL_PORT": env_int("EMAIL_PORT", 465 if use_ssl else 587, environ),
+        "EMAIL_HOST_USER": environ.get("EMAIL_HOST_USER", ""),
+        "EMAIL_HOST_PASSWORD": environ.get("EMAIL_HOST_PASSWORD", ""),
+        "EMAIL_USE_TLS": use_tls,
+        "EMAIL_USE_SSL": use_ssl,
+        # Sign-up waits on the SMTP server: a hung server must not hold a request for minutes.
+        "EMAIL_TIMEOUT": env_int("EMAIL_TIMEOUT", 10, environ),
+        "DEFAULT_FROM_EMAIL": sender,
+        "SERVER_EMAIL": sender,
+    }
+
+
+def cache_config(cache_url: str | None) -> dict[str, Any]:
+    """The ``CACHES`` setting: Redis when ``CACHE_URL`` is set, else this process's memory.
+
+    Login rate limits count failures in the cache. The in-memory cache is per process, so with
+    several server processes each keeps its own count and an attacker gets the limit once per
+    process: set ``CACHE_URL`` (a Redis database of its own) as soon as more than one process
+    serves the site. It is separate from ``REDIS_URL`` because clearing the cache flushes its
+    whole database, which must not take the channel layer's messages with it.
+    """
+    if not cache_url:
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    if not cache_url.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(f"CACHE_URL={cache_url!r} is not a redis:// URL.")
+    return {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": cache_url,
+            "KEY_PREFIX": "hokm",
+        }
+    }

@@ -12,8 +12,10 @@ from django.utils.translation import gettext_lazy as _
 
 from hokm_site.environment import (
     admin_url_prefix,
+    cache_config,
     channel_layers_config,
     database_config,
+    email_config,
     env_bool,
     env_int,
     env_list,
@@ -50,6 +52,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "allauth",
+    "allauth.account",
     "accounts",
     "games",
 ]
@@ -67,6 +71,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
 ]
 
 ROOT_URLCONF = "hokm_site.urls"
@@ -101,7 +106,54 @@ DATABASES = {"default": database_config(os.environ.get("DATABASE_URL"), base_dir
 
 CHANNEL_LAYERS = channel_layers_config(os.environ.get("REDIS_URL"))
 
+# Login rate limits count in the cache: it must be shared once several processes serve the site.
+CACHES = cache_config(os.environ.get("CACHE_URL"))
+
+# SMTP when EMAIL_HOST is set, files with EMAIL_FILE_PATH, else the console (README).
+_email = email_config(os.environ)
+EMAIL_BACKEND = _email["EMAIL_BACKEND"]
+EMAIL_FILE_PATH = _email["EMAIL_FILE_PATH"]
+EMAIL_HOST = _email["EMAIL_HOST"]
+EMAIL_PORT = _email["EMAIL_PORT"]
+EMAIL_HOST_USER = _email["EMAIL_HOST_USER"]
+EMAIL_HOST_PASSWORD = _email["EMAIL_HOST_PASSWORD"]
+EMAIL_USE_TLS = _email["EMAIL_USE_TLS"]
+EMAIL_USE_SSL = _email["EMAIL_USE_SSL"]
+EMAIL_TIMEOUT = _email["EMAIL_TIMEOUT"]
+DEFAULT_FROM_EMAIL = _email["DEFAULT_FROM_EMAIL"]
+SERVER_EMAIL = _email["SERVER_EMAIL"]
+
 AUTH_USER_MODEL = "accounts.User"
+
+AUTHENTICATION_BACKENDS = [
+    # Django's own backend keeps the admin's login working for staff.
+    "django.contrib.auth.backends.ModelBackend",
+    # Log in with the username or the email address (ACCOUNT_LOGIN_METHODS).
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+
+# Accounts: django-allauth does every flow (docs/accounts.md).
+LOGIN_URL = "account_login"
+LOGIN_REDIRECT_URL = "/lobby/"
+LOGOUT_REDIRECT_URL = "/"
+ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
+ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}
+ACCOUNT_LOGIN_METHODS = {"username", "email"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"
+# Only when the link is opened in the browser that signed up (allauth keeps the login pending in
+# that session); a link opened anywhere else confirms the address and asks for the password.
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_USERNAME_MIN_LENGTH = 3
+ACCOUNT_USERNAME_VALIDATORS = "accounts.usernames.USERNAME_VALIDATORS"
+ACCOUNT_RATE_LIMITS = {
+    # Password guessing: 5 failures per account per 5 minutes, 20 per client address per minute.
+    "login_failed": "20/m/ip,5/5m/key",
+}
+# Behind a reverse proxy every request comes from the proxy's address; count that many proxies
+# back along X-Forwarded-For so the per-address limits apply to the real client.
+ALLAUTH_TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -165,3 +217,11 @@ LOGGING = {
         "django": {"level": os.environ.get("DJANGO_LOG_LEVEL", "INFO").upper()},
     },
 }
+
+# Computer players and the next deal (games/autoplay.py): "thread" in the server, "inline" or
+# "off" in tests. The delays make computer moves and hand ends readable for people.
+HOKM_AUTOPLAY = os.environ.get("HOKM_AUTOPLAY", "thread")
+if HOKM_AUTOPLAY not in ("thread", "inline", "off"):
+    raise ImproperlyConfigured("HOKM_AUTOPLAY must be thread, inline or off.")
+HOKM_BOT_DELAY_SECONDS = float(os.environ.get("HOKM_BOT_DELAY_SECONDS", "0.7"))
+HOKM_NEXT_HAND_DELAY_SECONDS = float(os.environ.get("HOKM_NEXT_HAND_DELAY_SECONDS", "4"))

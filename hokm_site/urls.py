@@ -11,5 +11,8 @@ urlpatterns = [
     # set_language: the header's language switcher posts here.
     path("i18n/", include("django.conf.urls.i18n")),
     path(settings.ADMIN_URL, admin.site.urls),
+    # Our profile pages first: /accounts/profile/ is ours, the rest of /accounts/ is allauth's.
+    path("", include("accounts.urls")),
+    path("accounts/", include("allauth.urls")),
     path("", include("games.urls")),
 ]

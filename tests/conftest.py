@@ -13,3 +13,32 @@ settings.register_profile("dev", max_examples=50, deadline=None)
 settings.register_profile("ci", max_examples=300, deadline=None, print_blob=True)
 default_profile = "ci" if os.environ.get("CI") else "dev"
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or default_profile)
+
+
+from collections.abc import Iterator  # noqa: E402
+
+import pytest  # noqa: E402
+from django.core.cache import cache  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache() -> Iterator[None]:
+    """allauth counts rate limits (failed logins, sign-ups per address) in the cache, and every
+    test client comes from 127.0.0.1: counts from one test must not lock out the next."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings) -> None:
+    """The real hasher is slow on purpose; tests hash passwords all the time."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _no_background_autoplay(settings):
+    """Computer players and the next deal run in a background thread in the real server; tests
+    opt in to them explicitly (``settings.HOKM_AUTOPLAY = "inline"``) so nothing moves behind a
+    test's back."""
+    settings.HOKM_AUTOPLAY = "off"

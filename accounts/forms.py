@@ -1,0 +1,68 @@
+"""Forms of the account pages: sign-up (allauth's, with the username rules shown), settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from allauth.account.forms import SignupForm as AllauthSignupForm
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import ApiToken, User
+from accounts.usernames import (
+    USERNAME_MAX_LENGTH,
+    USERNAME_MIN_LENGTH,
+    USERNAME_PATTERN,
+    validate_no_reserved_word,
+)
+
+
+class SignupForm(AllauthSignupForm):
+    """allauth's sign-up form (``ACCOUNT_FORMS``) telling the browser the username rules too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        username = self.fields["username"]
+        username.help_text = _(
+            "%(min)s to %(max)s characters: English letters, digits, _ and -."
+        ) % {"min": USERNAME_MIN_LENGTH, "max": USERNAME_MAX_LENGTH}
+        # The server checks everything again (accounts.usernames); these only spare a round trip.
+        username.widget.attrs.update(
+            maxlength=str(USERNAME_MAX_LENGTH),
+            pattern=USERNAME_PATTERN,
+            autocapitalize="none",
+            spellcheck="false",
+        )
+
+
+class DisplayNameForm(forms.ModelForm):
+    """The name shown at the table. Staff may use staff words; players may not."""
+
+    class Meta:
+        model = User
+        fields = ["display_name"]
+        # The settings page explains the field in its own words, with the username.
+        help_texts = {"display_name": ""}
+        # A name in Persian lines up to the right, one in English to the left.
+        widgets = {"display_name": forms.TextInput(attrs={"dir": "auto"})}
+
+    def clean_display_name(self) -> str:
+        value = " ".join(self.cleaned_data["display_name"].split())
+        if value and not self.instance.is_staff:
+            validate_no_reserved_word(value)
+        return value
+
+
+class TokenCreateForm(forms.Form):
+    name = forms.CharField(
+        label=_("Token name"),
+        max_length=ApiToken._meta.get_field("name").max_length,
+        widget=forms.TextInput(attrs={"dir": "auto"}),
+        help_text=_("What it is for, e.g. “my bot on the laptop”."),
+    )
+
+    def clean_name(self) -> str:
+        value = " ".join(self.cleaned_data["name"].split())
+        if not value:
+            raise forms.ValidationError(_("Give the token a name."), code="required")
+        return value

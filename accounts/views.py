@@ -1,0 +1,87 @@
+"""Account pages of our own: the public profile and the settings page with API tokens.
+
+Sign-up, login, email confirmation and passwords are django-allauth's views (``/accounts/``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.forms import DisplayNameForm, TokenCreateForm
+from accounts.models import ApiToken, User
+from accounts.selectors import api_tokens_active, player_record
+from accounts.services import user_set_display_name
+from accounts.tokens import token_create, token_revoke
+
+
+@require_GET
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's public page: names, date joined, games played and won."""
+    player = get_object_or_404(User, username=username, is_active=True)
+    return render(
+        request,
+        "accounts/profile.html",
+        {"player": player, "record": player_record(user=player)},
+    )
+
+
+def _render_settings(request: HttpRequest, status: int = 200, **context: Any) -> HttpResponse:
+    user = request.user
+    context.setdefault("display_name_form", DisplayNameForm(instance=user))
+    context.setdefault("token_form", TokenCreateForm())
+    context["tokens"] = api_tokens_active(user=user)
+    return render(request, "accounts/settings.html", context, status=status)
+
+
+# never_cache on every settings response: one of them shows a token's secret.
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def settings_page(request: HttpRequest) -> HttpResponse:
+    """The user's own settings: display name (POST here) and personal API tokens."""
+    if request.method == "POST":
+        form = DisplayNameForm(request.POST, instance=User.objects.get(pk=request.user.pk))
+        if not form.is_valid():
+            return _render_settings(request, status=400, display_name_form=form)
+        user_set_display_name(user=request.user, display_name=form.cleaned_data["display_name"])
+        messages.success(request, _("Your display name is saved."))
+        return redirect("accounts:settings")
+    return _render_settings(request)
+
+
+@never_cache
+@login_required
+@require_POST
+def token_create_view(request: HttpRequest) -> HttpResponse:
+    """Make a token and show its secret on this one response; it is not stored anywhere."""
+    form = TokenCreateForm(request.POST)
+    if not form.is_valid():
+        return _render_settings(request, status=400, token_form=form)
+    try:
+        token, raw = token_create(user=request.user, name=form.cleaned_data["name"])
+    except ValidationError as error:
+        form.add_error(None, error)
+        return _render_settings(request, status=400, token_form=form)
+    # Rendered, not redirected: a redirect would have to keep the secret somewhere to show it.
+    return _render_settings(request, new_token=token, new_token_secret=raw)
+
+
+@never_cache
+@login_required
+@require_POST
+def token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
+    try:
+        token = token_revoke(token_id=token_id, user=request.user)
+    except ApiToken.DoesNotExist:
+        raise Http404 from None
+    messages.success(request, _("The token “%(name)s” is revoked.") % {"name": token.name})
+    return redirect("accounts:settings")
