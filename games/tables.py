@@ -1,0 +1,475 @@
+"""Tables before their match: creating them, taking and leaving seats, starting the match.
+
+Services (writes) run in one transaction each and lock the table row, so two players racing for
+the same seat are served one after the other. What changed is announced only after the commit:
+the channel-layer group ``lobby`` hears of every change to a public table, the group
+``table.<id>`` of every change to that table; the consumers (``games.lobby_consumers``) re-render
+their fragments from the selectors below. A rule broken raises :class:`TableError` with a message
+a player can read, and nothing is written.
+
+A match starts when the last seat is taken, or when the creator of a table that allows it fills
+the empty seats with computer players. From then on the match's own seats (``MatchSeat``), not
+the table's, say who plays (docs/storage.md).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.db.models import Prefetch
+from django.utils.translation import gettext as _
+
+from games.engine import DEFAULT_TARGET, VARIANTS, get_variant
+from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
+from games.services import SeatSpec, match_create
+
+if TYPE_CHECKING:
+    from accounts.models import User
+
+logger = logging.getLogger(__name__)
+
+#: The channel-layer group of the lobby page; every open public table is shown there.
+LOBBY_GROUP = "lobby"
+#: The lobby lists at most this many tables, newest first.
+LOBBY_LIMIT = 100
+#: Targets a table may play to (R7.1 leaves the choice to the table; past 21 a match never ends).
+TARGET_MIN, TARGET_MAX = 1, 21
+TARGET_PRESETS = (1, 3, 5, 7, 11)
+#: Turn clocks a table may set (R8.1), in seconds; None is no clock.
+TURN_CLOCKS = (15, 30, 60)
+NAME_MAX_LENGTH = Table._meta.get_field("name").max_length
+#: Session key: the ids of private tables whose invite link this browser opened
+#: (see :func:`table_can_view`).
+INVITED_SESSION_KEY = "games_invited_tables"
+
+
+class TableError(Exception):
+    """A table rule refused the request; ``message`` says why, in words a player reads."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+def table_group_name(table_id: int) -> str:
+    """The channel-layer group of the people looking at one table before its match."""
+    return f"table.{table_id}"
+
+
+def player_name(user: User) -> str:
+    """The name a person plays under: the display name, else the username."""
+    return user.display_name or user.get_username()
+
+
+def computer_player_name(*, level: str, index: int) -> str:
+    """The name of a computer player: its level and seat (numbered from 1, as shown)."""
+    return _("Computer (%(level)s, seat %(seat)s)") % {
+        "level": ComputerLevel(level).label,
+        "seat": index + 1,
+    }
+
+
+# -- services ------------------------------------------------------------------------------------
+
+
+def table_create(
+    *,
+    user: User,
+    name: str,
+    variant: str,
+    target: int,
+    turn_clock_seconds: int | None,
+    is_private: bool,
+    allow_spectators: bool,
+    fill_with_computer: bool,
+    computer_level: str,
+    partner_draw: bool,
+) -> Table:
+    """Open a table with an empty seat for each player of the variant; the creator takes seat 0.
+
+    An empty ``name`` becomes "<player>'s table".
+    """
+    if variant not in VARIANTS:
+        raise TableError(_("Choose one of the variants offered."))
+    if not isinstance(target, int) or not TARGET_MIN <= target <= TARGET_MAX:
+        raise TableError(
+            _("The target must be between %(min)s and %(max)s points.")
+            % {"min": TARGET_MIN, "max": TARGET_MAX}
+        )
+    if turn_clock_seconds is not None and turn_clock_seconds not in TURN_CLOCKS:
+        raise TableError(_("The turn clock must be 15, 30 or 60 seconds, or none."))
+    if turn_clock_seconds is None and not is_private:
+        # R8.1: strangers at a public table must not be able to stall a match forever.
+        raise TableError(_("Only private tables can play without a turn clock."))
+    if computer_level not in ComputerLevel.values:
+        raise TableError(_("Choose one of the computer levels offered."))
+    if partner_draw and not get_variant(variant).partner_draw_allowed:
+        raise TableError(_("The draw for partners is played with four players only."))
+    name = (name or "").strip() or _("%(player)s's table") % {"player": player_name(user)}
+    if len(name) > NAME_MAX_LENGTH:
+        raise TableError(
+            _("A table's name has at most %(count)s characters.") % {"count": NAME_MAX_LENGTH}
+        )
+    with transaction.atomic():
+        table = Table.objects.create(
+            name=name,
+            variant=variant,
+            target=target,
+            turn_clock_seconds=turn_clock_seconds,
+            is_private=is_private,
+            allow_spectators=allow_spectators,
+            fill_with_computer=fill_with_computer,
+            computer_level=computer_level,
+            partner_draw=partner_draw,
+            created_by=user,
+        )
+        Seat.objects.bulk_create(
+            Seat(table=table, index=index, user=user if index == 0 else None)
+            for index in range(get_variant(variant).players)
+        )
+        _table_changed_on_commit(table)
+    return table
+
+
+def table_join_seat(*, table: Table, user: User, seat_index: int) -> Match | None:
+    """Sit ``user`` at seat ``seat_index``, moving them if they sat elsewhere at this table.
+
+    Returns the match when this was the last empty seat: the match starts at once.
+    """
+    with transaction.atomic():
+        locked = _table_lock(table)
+        _require_open(locked)
+        seats = _seats_of(locked)
+        if not 0 <= seat_index < len(seats):
+            raise TableError(_("This table has no seat %(seat)s.") % {"seat": seat_index + 1})
+        wanted = seats[seat_index]
+        if wanted.user_id == user.pk:
+            return None
+        if wanted.user_id is not None or wanted.computer_level is not None:
+            raise TableError(_("Someone already sits in this seat."))
+        for seat in seats:
+            if seat.user_id == user.pk:  # one seat per person at a table: move
+                seat.user = None
+                seat.save(update_fields=["user"])
+        wanted.user = user
+        wanted.save(update_fields=["user"])
+        match = None
+        if all(seat.user_id is not None for seat in seats):
+            match = _start(locked, seats)
+        _table_changed_on_commit(locked, match=match)
+    return match
+
+
+def table_leave_seat(*, table: Table, user: User) -> None:
+    """Stand up from one's seat; only before the match starts.
+
+    A table that nobody sits at any more is closed, so the lobby shows no empty tables.
+    """
+    with transaction.atomic():
+        locked = _table_lock(table)
+        if locked.status != Table.Status.OPEN:
+            raise TableError(_("The match has started: seats can only be left before the start."))
+        seats = _seats_of(locked)
+        mine = [seat for seat in seats if seat.user_id == user.pk]
+        if not mine:
+            raise TableError(_("You are not sitting at this table."))
+        for seat in mine:
+            seat.user = None
+            seat.save(update_fields=["user"])
+        if all(seat.user_id is None for seat in seats):
+            locked.status = Table.Status.CLOSED
+            locked.save(update_fields=["status"])
+        _table_changed_on_commit(locked)
+
+
+def table_start(*, table: Table, user: User) -> Match:
+    """The creator starts the match now: empty seats get computer players at the table's level.
+
+    Only at a table that fills empty seats with computer players (``fill_with_computer``);
+    other tables start by themselves once every seat is taken.
+    """
+    with transaction.atomic():
+        locked = _table_lock(table)
+        _require_open(locked)
+        if locked.created_by_id != user.pk:
+            raise TableError(_("Only the player who opened this table can start it."))
+        if not locked.fill_with_computer:
+            raise TableError(
+                _(
+                    "This table does not fill empty seats with computer players: "
+                    "it starts when every seat is taken."
+                )
+            )
+        seats = _seats_of(locked)
+        for seat in seats:
+            if seat.user_id is None and seat.computer_level is None:
+                seat.computer_level = locked.computer_level
+                seat.save(update_fields=["computer_level"])
+        match = _start(locked, seats)
+        _table_changed_on_commit(locked, match=match)
+    return match
+
+
+def play_against_computer(
+    *, user: User, variant: str = "hokm4", target: int = DEFAULT_TARGET
+) -> Match:
+    """One click: a private table with ``user`` at seat 0 and medium computer players in the
+    other seats, its match started at once."""
+    with transaction.atomic():
+        table = table_create(
+            user=user,
+            name=_("%(player)s against the computer") % {"player": player_name(user)},
+            variant=variant,
+            target=target,
+            turn_clock_seconds=None,
+            is_private=True,
+            allow_spectators=False,
+            fill_with_computer=True,
+            computer_level=ComputerLevel.MEDIUM,
+            partner_draw=False,
+        )
+        return table_start(table=table, user=user)
+
+
+def _table_lock(table: Table | int) -> Table:
+    table_id = table.pk if isinstance(table, Table) else table
+    return Table.objects.select_for_update().get(pk=table_id)
+
+
+def _require_open(table: Table) -> None:
+    if table.status == Table.Status.PLAYING:
+        raise TableError(_("The match at this table has already started."))
+    if table.status != Table.Status.OPEN:
+        raise TableError(_("This table is closed."))
+
+
+def _seats_of(table: Table) -> list[Seat]:
+    # The table row is locked: every change of its seats goes through that lock first.
+    return list(Seat.objects.filter(table=table).order_by("index"))
+
+
+def _start(table: Table, seats: Sequence[Seat]) -> Match:
+    """Start the match of a full table inside the caller's transaction."""
+    specs = [
+        SeatSpec(name=player_name(seat.user), user=seat.user)
+        if seat.user_id is not None
+        else SeatSpec(
+            name=computer_player_name(level=seat.computer_level, index=seat.index),
+            computer_level=seat.computer_level,
+        )
+        for seat in seats
+    ]
+    match = match_create(
+        variant=table.variant,
+        target=table.target,
+        seats=specs,
+        partner_draw=table.partner_draw,
+        table=table,
+    )
+    table.status = Table.Status.PLAYING
+    table.save(update_fields=["status"])
+    return match
+
+
+def _table_changed_on_commit(table: Table, *, match: Match | None = None) -> None:
+    """Tell the table's page, and the lobby for a public table, once the transaction commits.
+
+    The messages say only what changed; each consumer re-reads what its viewer may see.
+    """
+    message: dict[str, Any] = {"type": "table.changed", "table_id": table.pk}
+    if match is not None:
+        message["match_id"] = match.pk
+    _group_send_on_commit(table_group_name(table.pk), message)
+    if not table.is_private:
+        _group_send_on_commit(LOBBY_GROUP, {"type": "lobby.changed", "table_id": table.pk})
+
+
+def _group_send_on_commit(group: str, message: dict[str, Any]) -> None:
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            logger.warning("no channel layer: %s not told of %s", group, message["type"])
+            return
+        async_to_sync(layer.group_send)(group, message)
+
+    # robust: the change is committed; a broken layer must not turn it into an error. Pages
+    # resynchronise when their socket reconnects.
+    transaction.on_commit(send, robust=True)
+
+
+# -- selectors -----------------------------------------------------------------------------------
+
+#: Where each seat is drawn around the table, by its place counted from the viewer's seat in play
+#: order (R1.3: play goes anticlockwise, so the next seat is on the viewer's right).
+_POSITIONS = {
+    2: ("bottom", "top"),
+    3: ("bottom", "top-right", "top-left"),
+    4: ("bottom", "right", "top", "left"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat as a page shows it."""
+
+    index: int
+    name: str
+    user_id: int | None
+    computer_level: str | None
+    #: "A" (seats 0 and 2) or "B" (seats 1 and 3) with partnerships (R1.4), else "".
+    team: str
+    position: str
+    is_viewer: bool
+
+    @property
+    def number(self) -> int:
+        """The seat's number as shown: counted from 1."""
+        return self.index + 1
+
+    @property
+    def is_empty(self) -> bool:
+        return self.user_id is None and self.computer_level is None
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """A table before (or just as) its match starts, from one viewer's point of view."""
+
+    table: Table
+    seats: tuple[SeatView, ...]
+    viewer_id: int | None
+    #: The table's latest match once it started, else None.
+    match_id: int | None = None
+
+    @property
+    def taken(self) -> int:
+        return sum(not seat.is_empty for seat in self.seats)
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    @property
+    def viewer_seat(self) -> SeatView | None:
+        return next((seat for seat in self.seats if seat.is_viewer), None)
+
+    @property
+    def is_open(self) -> bool:
+        return self.table.status == Table.Status.OPEN
+
+    @property
+    def has_teams(self) -> bool:
+        return any(seat.team for seat in self.seats)
+
+    @property
+    def can_start(self) -> bool:
+        """The viewer opened this table and may start it now with computer players."""
+        return (
+            self.is_open
+            and self.table.fill_with_computer
+            and self.viewer_id is not None
+            and self.table.created_by_id == self.viewer_id
+        )
+
+    @property
+    def shows_invite(self) -> bool:
+        """A seated player of a private table gets its invite link to pass on."""
+        return self.table.is_private and self.viewer_seat is not None and self.is_open
+
+
+def table_view(
+    *, table: Table, viewer: User | None, seats: Iterable[Seat] | None = None
+) -> TableView:
+    """A table and its seats for ``viewer`` (None or an anonymous user: nobody seated).
+
+    ``seats`` are the table's seats when already loaded (with their users); otherwise one query.
+    With a viewer seated, the seats are drawn turned so that the viewer's is at the bottom.
+    """
+    viewer_id = viewer.pk if viewer is not None and viewer.is_authenticated else None
+    if seats is None:
+        seats = Seat.objects.filter(table=table).select_related("user").order_by("index")
+    seats = sorted(seats, key=lambda seat: seat.index)
+    rules = get_variant(table.variant)
+    count = len(seats)
+    positions = _POSITIONS.get(count, tuple(f"place-{i}" for i in range(count)))
+    turn = next((seat.index for seat in seats if viewer_id and seat.user_id == viewer_id), 0)
+    views = tuple(
+        SeatView(
+            index=seat.index,
+            name=_seat_name(seat),
+            user_id=seat.user_id,
+            computer_level=seat.computer_level,
+            team=("A" if seat.index % 2 == 0 else "B") if rules.partnerships else "",
+            position=positions[(seat.index - turn) % count],
+            is_viewer=viewer_id is not None and seat.user_id == viewer_id,
+        )
+        for seat in seats
+    )
+    # An open table has no match yet: the lobby's tables cost no query here.
+    match_id = None if table.status == Table.Status.OPEN else table_current_match_id(table=table)
+    return TableView(table=table, seats=views, viewer_id=viewer_id, match_id=match_id)
+
+
+def _seat_name(seat: Seat) -> str:
+    if seat.user_id is not None:
+        return player_name(seat.user)
+    if seat.computer_level is not None:
+        return computer_player_name(level=seat.computer_level, index=seat.index)
+    return ""
+
+
+def lobby_tables(*, limit: int = LOBBY_LIMIT) -> list[TableView]:
+    """Open public tables, newest first, each with its seats and their users: two queries."""
+    tables = (
+        Table.objects.filter(status=Table.Status.OPEN, is_private=False)
+        .order_by("-created_at", "-pk")
+        .prefetch_related(
+            Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
+        )[:limit]
+    )
+    return [table_view(table=table, viewer=None, seats=table.seats.all()) for table in tables]
+
+
+def table_for_invite(code: str) -> Table | None:
+    """The table a private invite link leads to, or None for an unknown code."""
+    if not code:
+        return None
+    return Table.objects.filter(invite_code=code).first()
+
+
+def table_can_view(*, table: Table, user: User | None, invited_table_ids: Iterable[int]) -> bool:
+    """Whether a person may see a table: any public table; a private one only with its invite
+    link (``invited_table_ids``: tables whose link this browser opened), as its creator, or
+    when seated at it."""
+    if not table.is_private or table.pk in set(invited_table_ids):
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    return (
+        table.created_by_id == user.pk
+        or Seat.objects.filter(table=table, user=user).exists()
+        or MatchSeat.objects.filter(match__table=table, user=user).exists()
+    )
+
+
+def table_current_match_id(*, table: Table) -> int | None:
+    """The table's latest match, once one started."""
+    return Match.objects.filter(table=table).order_by("-pk").values_list("pk", flat=True).first()
+
+
+def user_matches_in_progress(*, user: User, limit: int = 20) -> list[Match]:
+    """Matches being played with ``user`` in a seat, newest first, with their seats: two queries."""
+    if not user.is_authenticated:
+        return []
+    return list(
+        Match.objects.filter(status=Match.Status.PLAYING, seats__user=user)
+        .distinct()
+        .order_by("-pk")
+        .prefetch_related(Prefetch("seats", queryset=MatchSeat.objects.order_by("index")))[:limit]
+    )

@@ -1,0 +1,80 @@
+/* Lobby and table pages: the few behaviours htmx attributes do not cover. No inline scripts. */
+(function () {
+  "use strict";
+
+  /* A fragment with data-redirect (the table's match has started) takes the page there. Fragments
+     arrive over the table's WebSocket, or as the answer to an htmx join, leave or start. */
+  function followRedirect() {
+    var target = document.querySelector("[data-redirect]");
+    if (target) {
+      window.location.assign(target.getAttribute("data-redirect"));
+    }
+  }
+  document.addEventListener("htmx:wsAfterMessage", followRedirect);
+  document.addEventListener("htmx:afterSwap", followRedirect);
+
+  /* "Copy" buttons: data-copy-target names the input whose value is copied. The clipboard API
+     needs a secure context; elsewhere the text is selected and copied the old way. */
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-copy-target]");
+    if (!button) {
+      return;
+    }
+    var input = document.getElementById(button.getAttribute("data-copy-target"));
+    if (!input) {
+      return;
+    }
+    function done() {
+      var label = button.getAttribute("data-copied-label");
+      if (label) {
+        var original = button.textContent;
+        button.textContent = label;
+        window.setTimeout(function () { button.textContent = original; }, 2000);
+      }
+    }
+    function fallback() {
+      input.focus();
+      input.select();
+      try {
+        if (document.execCommand("copy")) {
+          done();
+        }
+      } catch (error) {
+        /* The text stays selected for the person to copy. */
+      }
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(input.value).then(done, fallback);
+    } else {
+      fallback();
+    }
+  });
+
+  /* Settings that only some variants have (data-only-variants="hokm4") are hidden, and off, for
+     the others. The server refuses them anyway; this keeps the form honest. */
+  function syncVariantFields(form) {
+    var select = form.querySelector("select[name=variant]");
+    if (!select) {
+      return;
+    }
+    form.querySelectorAll("[data-only-variants]").forEach(function (field) {
+      var allowed = field.getAttribute("data-only-variants").split(/\s+/);
+      var shown = allowed.indexOf(select.value) >= 0;
+      field.hidden = !shown;
+      field.querySelectorAll("input").forEach(function (input) {
+        input.disabled = !shown;
+        if (!shown) {
+          input.checked = false;
+        }
+      });
+    });
+  }
+  document.addEventListener("change", function (event) {
+    if (event.target.matches("select[name=variant]") && event.target.form) {
+      syncVariantFields(event.target.form);
+    }
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("form").forEach(syncVariantFields);
+  });
+})();

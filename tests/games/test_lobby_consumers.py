@@ -1,0 +1,239 @@
+"""Live fragments of the lobby and of a table's page, over the in-memory channel layer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth.models import AnonymousUser
+from django.urls import path, reverse
+
+from games.lobby_consumers import (
+    CLOSE_NOT_FOUND,
+    LobbyConsumer,
+    TableConsumer,
+    scope_language,
+    scope_site_url,
+)
+from games.models import ComputerLevel, Table
+from games.tables import INVITED_SESSION_KEY, table_create, table_join_seat, table_start
+from tests.games.factories import UserFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROUTES = [
+    path("ws/lobby/", LobbyConsumer.as_asgi()),
+    path("ws/table/<int:table_id>/", TableConsumer.as_asgi()),
+]
+
+
+@pytest.fixture(autouse=True)
+def _in_memory_layer(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+def application(*, user: Any = None, session: dict[str, Any] | None = None) -> Callable:
+    """The consumers behind the URL router, with the user and session that the real stack's
+    AuthMiddlewareStack would put in the scope."""
+    router = URLRouter(ROUTES)
+
+    async def app(scope: dict[str, Any], receive: Callable, send: Callable) -> None:
+        scope = {**scope, "user": user or AnonymousUser(), "session": session or {}}
+        await router(scope, receive, send)
+
+    return app
+
+
+def open_table(user: Any = None, **overrides: Any) -> Table:
+    settings = {
+        "user": user or UserFactory(),
+        "name": "Friday night",
+        "variant": "hokm4",
+        "target": 7,
+        "turn_clock_seconds": 30,
+        "is_private": False,
+        "allow_spectators": True,
+        "fill_with_computer": False,
+        "computer_level": ComputerLevel.MEDIUM,
+        "partner_draw": False,
+    }
+    return table_create(**(settings | overrides))
+
+
+db = database_sync_to_async
+
+
+async def connected(path: str, **kwargs: Any) -> WebsocketCommunicator:
+    communicator = WebsocketCommunicator(application(**kwargs), path)
+    accepted, _ = await communicator.connect()
+    assert accepted
+    return communicator
+
+
+# -- the lobby -----------------------------------------------------------------------------------
+
+
+async def test_the_lobby_sends_its_tables_on_connect_as_an_out_of_band_swap():
+    await db(open_table)(name="Early birds")
+
+    lobby = await connected("/ws/lobby/")
+    fragment = await lobby.receive_from()
+
+    assert fragment.lstrip().startswith('<div id="lobby-tables"')
+    assert 'hx-swap-oob="true"' in fragment
+    assert "Early birds" in fragment
+    await lobby.disconnect()
+
+
+async def test_the_lobby_gets_a_fragment_when_a_table_is_created_and_joined():
+    lobby = await connected("/ws/lobby/")
+    assert "No open tables" in await lobby.receive_from()
+
+    table = await db(open_table)(name="Friday night")
+    created = await lobby.receive_from()
+    await db(table_join_seat)(table=table, user=await db(UserFactory)(), seat_index=1)
+    joined = await lobby.receive_from()
+
+    assert "Friday night" in created and "1/4" in created
+    assert "2/4" in joined
+    await lobby.disconnect()
+
+
+async def test_private_tables_never_reach_the_lobby():
+    lobby = await connected("/ws/lobby/")
+    await lobby.receive_from()
+
+    table = await db(open_table)(name="Secret game", is_private=True)
+    await db(table_join_seat)(table=table, user=await db(UserFactory)(), seat_index=1)
+
+    assert await lobby.receive_nothing(timeout=0.3)
+    await lobby.disconnect()
+
+
+async def test_a_table_that_starts_leaves_the_lobby():
+    table = await db(open_table)(name="Two of us", variant="hokm2")
+    lobby = await connected("/ws/lobby/")
+    assert "Two of us" in await lobby.receive_from()
+
+    await db(table_join_seat)(table=table, user=await db(UserFactory)(), seat_index=1)
+
+    assert "Two of us" not in await lobby.receive_from()
+    await lobby.disconnect()
+
+
+# -- a table's page ------------------------------------------------------------------------------
+
+
+async def test_the_table_page_gets_the_seats_on_every_join_and_leave():
+    creator = await db(UserFactory)(display_name="Shirin")
+    table = await db(open_table)(creator)
+    page = await connected(f"/ws/table/{table.pk}/", user=creator)
+    first = await page.receive_from()
+    guest = await db(UserFactory)(display_name="Dara")
+
+    await db(table_join_seat)(table=table, user=guest, seat_index=2)
+    joined = await page.receive_from()
+    await db(table_join_seat)(table=table, user=guest, seat_index=3)
+    moved = await page.receive_from()
+
+    assert first.lstrip().startswith('<div id="table-seats"')
+    assert 'hx-swap-oob="true"' in first
+    assert "Shirin" in first and "Dara" not in first
+    assert "Dara" in joined and "2 of 4 seated" in joined
+    assert "Dara" in moved
+    # Rendered for the viewer: the creator's own seat has the Leave button.
+    assert "Leave" in joined
+    # No request, no CSRF field: htmx sends the token from base.html's hx-headers.
+    assert "csrfmiddlewaretoken" not in joined
+    await page.disconnect()
+
+
+async def test_the_table_page_is_sent_to_the_match_when_it_starts():
+    creator = await db(UserFactory)()
+    table = await db(open_table)(creator, fill_with_computer=True)
+    watcher = await connected(f"/ws/table/{table.pk}/")
+    await watcher.receive_from()
+
+    match = await db(table_start)(table=table, user=creator)
+    fragment = await watcher.receive_from()
+
+    assert f'data-redirect="{reverse("games:match", args=[match.pk])}"' in fragment
+    assert 'id="table-seats"' in fragment
+    await watcher.disconnect()
+
+
+async def test_the_last_join_sends_everyone_to_the_match():
+    table = await db(open_table)(variant="hokm2")
+    watcher = await connected(f"/ws/table/{table.pk}/")
+    await watcher.receive_from()
+
+    match = await db(table_join_seat)(table=table, user=await db(UserFactory)(), seat_index=1)
+
+    assert f'data-redirect="/match/{match.pk}/"' in await watcher.receive_from()
+    await watcher.disconnect()
+
+
+async def test_a_page_opened_after_the_start_is_sent_to_the_match_at_once():
+    table = await db(open_table)(variant="hokm2")
+    match = await db(table_join_seat)(table=table, user=await db(UserFactory)(), seat_index=1)
+
+    late = await connected(f"/ws/table/{table.pk}/")
+
+    assert f'data-redirect="/match/{match.pk}/"' in await late.receive_from()
+    await late.disconnect()
+
+
+async def test_a_private_table_is_closed_to_sockets_without_its_invite():
+    table = await db(open_table)(is_private=True)
+
+    stranger = await connected(f"/ws/table/{table.pk}/", user=await db(UserFactory)())
+
+    assert await stranger.receive_output() == {"type": "websocket.close", "code": CLOSE_NOT_FOUND}
+
+    invited = await connected(f"/ws/table/{table.pk}/", session={INVITED_SESSION_KEY: [table.pk]})
+    assert 'id="table-seats"' in await invited.receive_from()
+    await invited.disconnect()
+
+
+async def test_an_unknown_table_closes_the_socket():
+    page = await connected("/ws/table/999999/")
+
+    assert await page.receive_output() == {"type": "websocket.close", "code": CLOSE_NOT_FOUND}
+
+
+async def test_the_consumers_ignore_what_clients_send():
+    lobby = await connected("/ws/lobby/")
+    await lobby.receive_from()
+
+    await lobby.send_to(text_data='{"type": "anything"}')
+
+    assert await lobby.receive_nothing(timeout=0.2)
+    await lobby.disconnect()
+
+
+# -- the scope -----------------------------------------------------------------------------------
+
+
+def test_the_language_comes_from_the_cookie_then_the_header():
+    assert scope_language({"cookies": {"django_language": "fa"}, "headers": []}) == "fa"
+    assert scope_language({"headers": [(b"accept-language", b"fa-IR,fa;q=0.9")]}) == "fa"
+    assert scope_language({"headers": []}) == "en"
+
+
+def test_the_site_url_comes_from_the_host_and_scheme():
+    scope = {"scheme": "wss", "headers": [(b"host", b"hokm.example")]}
+
+    assert scope_site_url(scope) == "https://hokm.example"
+    assert scope_site_url({"scheme": "ws", "headers": []}) == ""
+
+
+def test_the_project_routes_reach_these_consumers():
+    from games.routing import websocket_urlpatterns
+
+    routes = {str(pattern.pattern): pattern.callback for pattern in websocket_urlpatterns}
+    assert routes["ws/lobby/"].consumer_class is LobbyConsumer
+    assert routes["ws/table/<int:table_id>/"].consumer_class is TableConsumer

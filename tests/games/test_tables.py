@@ -1,0 +1,495 @@
+"""Tables before their match: the services and selectors of ``games.tables``."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
+from games.tables import (
+    LOBBY_GROUP,
+    TableError,
+    computer_player_name,
+    lobby_tables,
+    play_against_computer,
+    table_can_view,
+    table_create,
+    table_for_invite,
+    table_group_name,
+    table_join_seat,
+    table_leave_seat,
+    table_start,
+    table_view,
+)
+from tests.games.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def open_table(user: Any = None, **overrides: Any) -> Table:
+    """A table opened through the service, public hokm4 to 7 with a 30 s clock unless told."""
+    settings = {
+        "user": user or UserFactory(),
+        "name": "Friday night",
+        "variant": "hokm4",
+        "target": 7,
+        "turn_clock_seconds": 30,
+        "is_private": False,
+        "allow_spectators": True,
+        "fill_with_computer": False,
+        "computer_level": ComputerLevel.MEDIUM,
+        "partner_draw": False,
+    }
+    return table_create(**(settings | overrides))
+
+
+def seat_users(table: Table) -> list[int | None]:
+    return list(Seat.objects.filter(table=table).order_by("index").values_list("user", flat=True))
+
+
+def snapshot(table: Table) -> tuple[Any, ...]:
+    """Everything a refused request must leave as it was."""
+    table.refresh_from_db()
+    seats = list(
+        Seat.objects.filter(table=table)
+        .order_by("index")
+        .values_list("index", "user", "computer_level")
+    )
+    return table.status, seats, Match.objects.count(), MatchSeat.objects.count()
+
+
+# -- creating ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("variant", "players"), [("hokm4", 4), ("hokm3", 3), ("hokm2", 2)])
+def test_create_gives_a_seat_per_player_with_the_creator_at_seat_0(variant, players):
+    creator = UserFactory()
+
+    table = open_table(creator, variant=variant)
+
+    assert seat_users(table) == [creator.pk] + [None] * (players - 1)
+    assert table.status == Table.Status.OPEN
+    assert table.created_by == creator
+
+
+def test_create_names_an_unnamed_table_after_its_creator():
+    creator = UserFactory(display_name="Shirin")
+
+    table = open_table(creator, name="  ")
+
+    assert table.name == "Shirin's table"
+
+
+@pytest.mark.parametrize("variant", ["hokm3", "hokm2", "hokm2-draw"])
+def test_partner_draw_is_refused_without_four_players_R2_3(variant):
+    with pytest.raises(TableError, match="four players"):
+        open_table(variant=variant, partner_draw=True)
+
+    assert Table.objects.count() == 0
+    assert Seat.objects.count() == 0
+
+
+@pytest.mark.parametrize("target", [0, 22, -1])
+def test_target_outside_1_to_21_is_refused_R7_1(target):
+    with pytest.raises(TableError, match="between 1 and 21"):
+        open_table(target=target)
+
+    assert Table.objects.count() == 0
+
+
+def test_public_table_needs_a_turn_clock_R8_1():
+    with pytest.raises(TableError, match="Only private tables"):
+        open_table(turn_clock_seconds=None, is_private=False)
+
+    table = open_table(turn_clock_seconds=None, is_private=True)
+    assert table.turn_clock_seconds is None
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"variant": "hokm5"}, "variants"),
+        ({"turn_clock_seconds": 45}, "15, 30 or 60"),
+        ({"computer_level": "godlike"}, "computer levels"),
+        ({"name": "x" * 61}, "at most 60"),
+    ],
+)
+def test_other_bad_settings_are_refused_with_a_reason(overrides, message):
+    with pytest.raises(TableError, match=message):
+        open_table(**overrides)
+
+    assert Table.objects.count() == 0
+
+
+# -- seats ---------------------------------------------------------------------------------------
+
+
+def test_join_takes_an_empty_seat():
+    table = open_table()
+    guest = UserFactory()
+
+    started = table_join_seat(table=table, user=guest, seat_index=2)
+
+    assert started is None
+    assert seat_users(table)[2] == guest.pk
+
+
+def test_a_taken_seat_is_refused_and_nothing_changes():
+    table = open_table()
+    first, second = UserFactory(), UserFactory()
+    table_join_seat(table=table, user=first, seat_index=1)
+    before = snapshot(table)
+
+    with pytest.raises(TableError, match="already sits"):
+        table_join_seat(table=table, user=second, seat_index=1)
+
+    assert snapshot(table) == before
+
+
+def test_a_seat_taken_by_a_computer_is_refused():
+    table = open_table()
+    Seat.objects.filter(table=table, index=3).update(computer_level=ComputerLevel.EASY)
+
+    with pytest.raises(TableError, match="already sits"):
+        table_join_seat(table=table, user=UserFactory(), seat_index=3)
+
+
+def test_one_seat_per_player_a_second_join_moves_them():
+    table = open_table()
+    guest = UserFactory()
+    table_join_seat(table=table, user=guest, seat_index=1)
+
+    table_join_seat(table=table, user=guest, seat_index=3)
+
+    assert seat_users(table) == [table.created_by_id, None, None, guest.pk]
+
+
+def test_joining_ones_own_seat_changes_nothing():
+    table = open_table()
+    before = snapshot(table)
+
+    assert table_join_seat(table=table, user=table.created_by, seat_index=0) is None
+    assert snapshot(table) == before
+
+
+@pytest.mark.parametrize("seat_index", [-1, 4, 99])
+def test_a_seat_the_table_does_not_have_is_refused(seat_index):
+    table = open_table()
+    before = snapshot(table)
+
+    with pytest.raises(TableError, match="no seat"):
+        table_join_seat(table=table, user=UserFactory(), seat_index=seat_index)
+
+    assert snapshot(table) == before
+
+
+def test_leave_frees_the_seat_before_the_start():
+    table = open_table()
+    guest = UserFactory()
+    table_join_seat(table=table, user=guest, seat_index=2)
+
+    table_leave_seat(table=table, user=guest)
+
+    assert seat_users(table) == [table.created_by_id, None, None, None]
+    table.refresh_from_db()
+    assert table.status == Table.Status.OPEN
+
+
+def test_leave_is_refused_to_someone_not_seated():
+    table = open_table()
+    before = snapshot(table)
+
+    with pytest.raises(TableError, match="not sitting"):
+        table_leave_seat(table=table, user=UserFactory())
+
+    assert snapshot(table) == before
+
+
+def test_the_last_player_leaving_closes_the_table():
+    table = open_table()
+
+    table_leave_seat(table=table, user=table.created_by)
+
+    table.refresh_from_db()
+    assert table.status == Table.Status.CLOSED
+    assert table not in [view.table for view in lobby_tables()]
+    with pytest.raises(TableError, match="closed"):
+        table_join_seat(table=table, user=UserFactory(), seat_index=1)
+
+
+def test_partners_sit_opposite_R1_4():
+    table = open_table()
+
+    view = table_view(table=table, viewer=table.created_by)
+
+    assert [seat.team for seat in view.seats] == ["A", "B", "A", "B"]
+
+
+def test_three_and_two_players_have_no_teams_R1_4():
+    for variant in ("hokm3", "hokm2"):
+        view = table_view(table=open_table(variant=variant), viewer=None)
+        assert {seat.team for seat in view.seats} == {""}
+
+
+def test_the_viewers_seat_is_drawn_at_the_bottom_and_play_goes_anticlockwise_R1_3():
+    table = open_table()
+    guest = UserFactory()
+    table_join_seat(table=table, user=guest, seat_index=2)
+
+    positions = {seat.index: seat.position for seat in table_view(table=table, viewer=guest).seats}
+
+    # Seat 3 plays after seat 2: to its right on screen.
+    assert positions == {2: "bottom", 3: "right", 0: "top", 1: "left"}
+
+
+# -- the start -----------------------------------------------------------------------------------
+
+
+def fill(table: Table, seats: range) -> list[Any]:
+    users = []
+    match = None
+    for index in seats:
+        user = UserFactory(display_name=f"Player {index}")
+        match = table_join_seat(table=table, user=user, seat_index=index)
+        users.append(user)
+    return [*users, match]
+
+
+def test_the_last_join_starts_the_match_with_seats_in_order():
+    creator = UserFactory(username="creator")
+    table = open_table(creator, target=5)
+    *users, match = fill(table, range(1, 4))
+
+    assert isinstance(match, Match)
+    table.refresh_from_db()
+    assert table.status == Table.Status.PLAYING
+    assert match.table == table
+    assert (match.variant, match.target, match.status) == ("hokm4", 5, Match.Status.PLAYING)
+    seats = list(MatchSeat.objects.filter(match=match).order_by("index"))
+    assert [seat.user_id for seat in seats] == [creator.pk] + [user.pk for user in users]
+    assert [seat.name for seat in seats] == ["creator", "Player 1", "Player 2", "Player 3"]
+    assert all(seat.computer_level is None for seat in seats)
+    assert match.hands.count() == 1
+
+
+def test_a_table_that_started_takes_no_more_joins_or_leaves():
+    table = open_table(variant="hokm2")
+    table_join_seat(table=table, user=UserFactory(), seat_index=1)
+    before = snapshot(table)
+
+    with pytest.raises(TableError, match="already started"):
+        table_join_seat(table=table, user=UserFactory(), seat_index=1)
+    with pytest.raises(TableError, match="only be left before the start"):
+        table_leave_seat(table=table, user=table.created_by)
+
+    assert snapshot(table) == before
+
+
+def test_partner_draw_reaches_the_match_and_reseats_the_same_players_R2_3():
+    table = open_table(partner_draw=True)
+    *users, match = fill(table, range(1, 4))
+
+    assert match.partner_draw is True
+    seated = set(MatchSeat.objects.filter(match=match).values_list("user", flat=True))
+    assert seated == {table.created_by_id, *(user.pk for user in users)}
+
+
+def test_start_fills_the_empty_seats_with_computers_at_the_tables_level():
+    table = open_table(fill_with_computer=True, computer_level=ComputerLevel.HARD)
+    guest = UserFactory()
+    table_join_seat(table=table, user=guest, seat_index=2)
+
+    match = table_start(table=table, user=table.created_by)
+
+    seats = list(MatchSeat.objects.filter(match=match).order_by("index"))
+    assert [seat.user_id for seat in seats] == [table.created_by_id, None, guest.pk, None]
+    assert [seat.computer_level for seat in seats] == [None, "hard", None, "hard"]
+    assert seats[1].name == computer_player_name(level="hard", index=1) == "Computer (hard, seat 2)"
+    assert list(
+        Seat.objects.filter(table=table).order_by("index").values_list("computer_level", flat=True)
+    ) == [None, "hard", None, "hard"]
+    table.refresh_from_db()
+    assert table.status == Table.Status.PLAYING
+
+
+def test_only_the_creator_starts_a_table():
+    table = open_table(fill_with_computer=True)
+    guest = UserFactory()
+    table_join_seat(table=table, user=guest, seat_index=1)
+    before = snapshot(table)
+
+    with pytest.raises(TableError, match="Only the player who opened"):
+        table_start(table=table, user=guest)
+
+    assert snapshot(table) == before
+
+
+def test_a_table_without_computer_players_does_not_start_early():
+    table = open_table(fill_with_computer=False)
+    before = snapshot(table)
+
+    with pytest.raises(TableError, match="starts when every seat is taken"):
+        table_start(table=table, user=table.created_by)
+
+    assert snapshot(table) == before
+
+
+@pytest.mark.parametrize(("variant", "players"), [("hokm4", 4), ("hokm2-draw", 2)])
+def test_play_against_the_computer_starts_at_once(variant, players):
+    user = UserFactory()
+
+    match = play_against_computer(user=user, variant=variant)
+
+    assert (match.variant, match.target, match.status) == (variant, 7, Match.Status.PLAYING)
+    seats = list(MatchSeat.objects.filter(match=match).order_by("index"))
+    assert seats[0].user == user
+    assert [seat.computer_level for seat in seats[1:]] == ["medium"] * (players - 1)
+    table = match.table
+    assert table.is_private
+    assert table.status == Table.Status.PLAYING
+    assert lobby_tables() == []
+
+
+def test_play_against_the_computer_refuses_an_unknown_variant():
+    with pytest.raises(TableError):
+        play_against_computer(user=UserFactory(), variant="bridge")
+
+    assert Table.objects.count() == Match.objects.count() == 0
+
+
+# -- selectors -----------------------------------------------------------------------------------
+
+
+def test_lobby_lists_open_public_tables_newest_first():
+    older = open_table(name="older")
+    newer = open_table(name="newer")
+    open_table(name="secret", is_private=True)
+    started = open_table(name="started", variant="hokm2")
+    table_join_seat(table=started, user=UserFactory(), seat_index=1)
+
+    assert [view.table.name for view in lobby_tables()] == [newer.name, older.name]
+
+
+@pytest.mark.parametrize("count", [1, 10])
+def test_lobby_tables_take_two_queries_however_many_tables(count, django_assert_num_queries):
+    for _ in range(count):
+        table = open_table()
+        table_join_seat(table=table, user=UserFactory(), seat_index=1)
+
+    with django_assert_num_queries(2):
+        views = lobby_tables()
+        names = [seat.name for view in views for seat in view.seats]
+
+    assert len(views) == count
+    assert len([name for name in names if name]) == 2 * count
+
+
+def test_lobby_tables_show_seats_taken():
+    table = open_table()
+    table_join_seat(table=table, user=UserFactory(display_name="Dara"), seat_index=3)
+
+    (view,) = lobby_tables()
+
+    assert (view.taken, view.players) == (2, 4)
+    assert [seat.name for seat in view.seats] == [table.created_by.username, "", "", "Dara"]
+
+
+def test_table_for_invite_finds_the_table_by_its_code_only():
+    table = open_table(is_private=True)
+
+    assert table_for_invite(table.invite_code) == table
+    assert table_for_invite("not-a-code") is None
+    assert table_for_invite("") is None
+
+
+def test_a_private_table_is_visible_with_its_invite_or_to_its_players():
+    table = open_table(is_private=True)
+    stranger, guest = UserFactory(), UserFactory()
+    table_join_seat(table=table, user=guest, seat_index=1)
+
+    assert not table_can_view(table=table, user=stranger, invited_table_ids=[])
+    assert table_can_view(table=table, user=stranger, invited_table_ids=[table.pk])
+    assert table_can_view(table=table, user=guest, invited_table_ids=[])
+    assert table_can_view(table=table, user=table.created_by, invited_table_ids=[])
+    public = open_table()
+    assert table_can_view(table=public, user=stranger, invited_table_ids=[])
+
+
+# -- events after the commit ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def layer(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    channel_layer = get_channel_layer()
+    yield channel_layer
+    async_to_sync(channel_layer.flush)()
+
+
+def listen(layer: Any, group: str) -> str:
+    channel = f"probe-{group}"
+    async_to_sync(layer.group_add)(group, channel)
+    return channel
+
+
+def heard(layer: Any, channel: str) -> list[dict[str, Any]]:
+    async def drain() -> list[dict[str, Any]]:
+        messages = []
+        while True:
+            try:
+                messages.append(await asyncio.wait_for(layer.receive(channel), 0.1))
+            except TimeoutError:
+                return messages
+
+    return async_to_sync(drain)()
+
+
+def test_changes_are_announced_only_after_the_commit(layer, django_capture_on_commit_callbacks):
+    lobby = listen(layer, LOBBY_GROUP)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        table = open_table()
+    assert heard(layer, lobby) == []
+
+    for callback in callbacks:
+        callback()
+
+    assert heard(layer, lobby) == [{"type": "lobby.changed", "table_id": table.pk}]
+
+
+def test_joins_tell_the_table_and_the_lobby_and_the_start_names_the_match(
+    layer, django_capture_on_commit_callbacks
+):
+    table = open_table(variant="hokm2")
+    lobby, seats = listen(layer, LOBBY_GROUP), listen(layer, table_group_name(table.pk))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        match = table_join_seat(table=table, user=UserFactory(), seat_index=1)
+
+    assert heard(layer, seats) == [
+        {"type": "table.changed", "table_id": table.pk, "match_id": match.pk}
+    ]
+    assert heard(layer, lobby) == [{"type": "lobby.changed", "table_id": table.pk}]
+
+
+def test_private_tables_are_never_announced_to_the_lobby(layer, django_capture_on_commit_callbacks):
+    lobby = listen(layer, LOBBY_GROUP)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        table = open_table(is_private=True)
+        table_join_seat(table=table, user=UserFactory(), seat_index=1)
+
+    assert heard(layer, lobby) == []
+
+
+def test_a_refused_join_announces_nothing(layer, django_capture_on_commit_callbacks):
+    table = open_table()
+    seats = listen(layer, table_group_name(table.pk))
+
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(TableError):
+        table_join_seat(table=table, user=UserFactory(), seat_index=0)
+
+    assert heard(layer, seats) == []
