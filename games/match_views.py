@@ -1,0 +1,41 @@
+"""The live match page: the table as the viewer's seat sees it, then updates over the socket."""
+
+from __future__ import annotations
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_safe
+
+from games.models import Match, MatchSeat
+from games.rendering import render_table
+from games.selectors import match_state_build
+
+
+def match_viewer_seat(*, seats: list[MatchSeat], user: object) -> int | None:
+    """The seat ``user`` plays at this match, or None (a spectator, or not signed in)."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    return next((s.index for s in seats if s.user_id == user.pk), None)
+
+
+def match_spectators_allowed(match: Match) -> bool:
+    """Anyone may watch unless the match's table says no; a match with no table (imported)
+    is open to everyone."""
+    return match.table is None or match.table.allow_spectators
+
+
+@require_safe
+def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    """A seated player sees his seat's view; anyone else the spectator's, where allowed (R8.3)."""
+    match = get_object_or_404(Match.objects.select_related("table"), pk=match_id)
+    seats = list(match.seats.order_by("index"))
+    seat = match_viewer_seat(seats=seats, user=request.user)
+    if seat is None and not match_spectators_allowed(match):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        raise PermissionDenied
+    state = match_state_build(match=match)
+    table = render_table(match=match, seats=seats, state=state, seat=seat)
+    return render(request, "games/match.html", {"match": match, "table": table, "seat": seat})

@@ -1,0 +1,437 @@
+"""The live table as HTML: one fragment per seat, rendered from the engine's view alone (R8.3).
+
+``render_table`` turns ``games.engine.match_view(state, seat)`` into the ``#table`` fragment that
+the match page embeds at first load and the match consumer sends after every event (htmx swaps it
+out of band by its id). Nothing else of the game state is read here: the seats give only names,
+the match only its id, version and status, so no card a seat may not see can reach its HTML.
+
+Seats are laid out around the table relative to the viewer, who sits at the bottom (a spectator
+watches from seat 0's chair). Play goes anticlockwise (R1.3), so the next seat in play order is
+on the viewer's right.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils.functional import Promise
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext, pgettext_lazy
+
+from games.engine import (
+    Card,
+    MatchState,
+    Suit,
+    Variant,
+    get_variant,
+    match_view,
+    parse_cards,
+    sorted_hand,
+)
+from games.models import Match, MatchSeat
+
+#: Where each seat sits, by its distance in play order from the viewer (R1.3: anticlockwise).
+SEAT_POSITIONS: dict[int, tuple[str, ...]] = {
+    4: ("bottom", "right", "top", "left"),
+    3: ("bottom", "right", "left"),
+    2: ("bottom", "top"),
+}
+
+_BETWEEN_TAGS = re.compile(r">\s+<")
+
+#: Targets shown as a flower of petals as well as a number (R7.2: seven petals is the custom).
+PETALS = range(3, 13)
+
+_RANK_SHOWN = {"T": "10"}
+_RANK_NAMES: dict[str, Promise] = {
+    "A": _("ace"),
+    "K": _("king"),
+    "Q": _("queen"),
+    "J": _("jack"),
+}
+_SUIT_NAMES: dict[Suit, Promise] = {
+    Suit.SPADES: _("spades"),
+    Suit.HEARTS: _("hearts"),
+    Suit.DIAMONDS: _("diamonds"),
+    Suit.CLUBS: _("clubs"),
+}
+_SUIT_TITLES: dict[Suit, Promise] = {
+    Suit.SPADES: pgettext_lazy("suit name on a button", "Spades"),
+    Suit.HEARTS: pgettext_lazy("suit name on a button", "Hearts"),
+    Suit.DIAMONDS: pgettext_lazy("suit name on a button", "Diamonds"),
+    Suit.CLUBS: pgettext_lazy("suit name on a button", "Clubs"),
+}
+_VARIANT_TITLES: dict[str, Promise] = {
+    "hokm4": _("Four players"),
+    "hokm3": _("Three players"),
+    "hokm2": _("Two players"),
+    "hokm2-draw": _("Two players with the draw"),
+}
+#: Suits in the order the trump buttons show them: alternating colours, as a hand is sorted.
+_CALL_ORDER = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)
+
+
+@dataclass(frozen=True)
+class SuitFace:
+    code: str
+    symbol: str
+    red: bool
+    name: Promise
+    title: Promise
+
+
+@dataclass(frozen=True)
+class CardFace:
+    """What a card's markup needs: its text, rank as printed, suit, colour and spoken name."""
+
+    text: str
+    rank: str
+    suit: SuitFace
+    court: bool
+    label: str
+
+
+@dataclass(frozen=True)
+class HandCard:
+    card: CardFace
+    dealt: int
+    sorted: int
+    playable: bool
+    dimmed: bool
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    index: int
+    name: str
+    position: str
+    side: int
+    is_you: bool
+    is_hakem: bool
+    is_dealer: bool
+    on_turn: bool
+    is_computer: bool
+    hand_count: int
+    tricks_won: int
+    discard_count: int | None
+    backs: range  # one per card shown face down
+
+
+@dataclass(frozen=True)
+class TrickCard:
+    card: CardFace
+    seat: SeatInfo
+    led: bool
+    winner: bool
+
+
+@dataclass(frozen=True)
+class SideInfo:
+    index: int
+    names: list[str]
+    points: int
+    tricks: int
+    yours: bool
+    winner: bool
+    petals: list[bool]
+
+
+@dataclass(frozen=True)
+class Banner:
+    title: str
+    detail: str
+    match_title: str  # empty while the match goes on
+    yours: bool | None  # None for a spectator
+    kot: bool
+    hakem_kot: bool
+    points: int
+    tricks: list[int]
+
+
+def suit_face(suit: Suit) -> SuitFace:
+    return SuitFace(
+        code=suit.value,
+        symbol=suit.symbol,
+        red=suit in (Suit.HEARTS, Suit.DIAMONDS),
+        name=_SUIT_NAMES[suit],
+        title=_SUIT_TITLES[suit],
+    )
+
+
+def card_face(card: Card | str) -> CardFace:
+    """The face of one card, e.g. ``card_face("AS").label == "ace of spades"``."""
+    if isinstance(card, str):
+        card = Card.parse(card)
+    letter = card.text[0]
+    rank_name = _RANK_NAMES.get(letter) or _RANK_SHOWN.get(letter, letter)
+    suit = suit_face(card.suit)
+    return CardFace(
+        text=card.text,
+        rank=_RANK_SHOWN.get(letter, letter),
+        suit=suit,
+        court=letter in "JQK",
+        label=_("%(rank)s of %(suit)s") % {"rank": rank_name, "suit": suit.name},
+    )
+
+
+def render_table(
+    *,
+    match: Match,
+    seats: list[MatchSeat],
+    state: MatchState,
+    seat: int | None,
+    flash: str | None = None,
+) -> str:
+    """The ``#table`` fragment as ``seat`` sees it (``None``: a spectator, who sees no hand).
+
+    The caller activates the viewer's language; the fragment carries ``hx-swap-oob`` so htmx
+    swaps it in place whether it arrives over the socket or sits in the page.
+    """
+    html = render_to_string(
+        "games/_table.html",
+        table_context(match=match, seats=seats, state=state, seat=seat, flash=flash),
+    )
+    # The fragment goes to every seat after every move: drop the templates' indentation (a
+    # browser collapses whitespace between tags to one space anyway, so nothing looks different).
+    return mark_safe(_BETWEEN_TAGS.sub("> <", html.strip()))
+
+
+def render_flash(message: str) -> str:
+    """The ``#flash`` fragment with an error for the player (escaped like all text)."""
+    return render_to_string("games/_match_flash.html", {"flash": message, "oob": True})
+
+
+def table_context(
+    *,
+    match: Match,
+    seats: list[MatchSeat],
+    state: MatchState,
+    seat: int | None,
+    flash: str | None = None,
+) -> dict[str, Any]:
+    """Everything ``games/_table.html`` shows, built from ``match_view(state, seat)`` only."""
+    data = match_view(state, seat)
+    hand = data["hand"]
+    variant = get_variant(data["variant"])
+    players = hand["players"]
+    viewer = seat if seat is not None else 0
+    names = {s.index: s.name for s in seats}
+    computers = {s.index for s in seats if s.computer_level}
+    to_act = hand["to_act"]
+    draw = hand.get("draw")
+    trump = Suit(hand["trump"]) if hand["trump"] else None
+
+    seat_infos = []
+    for index in range(players):
+        position = SEAT_POSITIONS[players][(index - viewer) % players]
+        count = hand["hand_counts"][index]
+        seat_infos.append(
+            SeatInfo(
+                index=index,
+                name=names.get(index, _("Seat %(number)s") % {"number": index + 1}),
+                position=position,
+                side=variant.side_of(index),
+                is_you=index == seat,
+                is_hakem=index == hand["hakem"],
+                is_dealer=index == hand["dealer"],
+                on_turn=index == to_act and not data["over"],
+                is_computer=index in computers,
+                hand_count=count,
+                tricks_won=hand["tricks_won"][index],
+                discard_count=draw["discard_counts"][index] if draw else None,
+                # The viewer's own cards are shown face up; everyone else's as backs.
+                backs=range(0 if index == seat else count),
+            )
+        )
+
+    legal = hand.get("legal", [])
+    playable = {a["card"] for a in legal if a["type"] == "play_card"}
+    on_turn = seat is not None and to_act == seat and not data["over"]
+    hand_cards = _hand_cards(hand.get("hand", []), trump=trump, playable=playable, on_turn=on_turn)
+    call_suits = [suit_face(s) for s in _CALL_ORDER] if _has(legal, "call_trump") else []
+    discards = [a for a in legal if a["type"] == "discard"]
+    keep_or_throw = _has(legal, "keep_or_throw")
+
+    tricks = hand["tricks"]
+    current = _trick_cards(hand["trick"]["leader"], hand["trick"]["cards"], None, seat_infos)
+    last = tricks[-1] if tricks else None
+    last_cards = (
+        _trick_cards(last["leader"], last["cards"], last["winner"], seat_infos) if last else []
+    )
+    # A trick just completed stays in the middle until the next card is led, so everyone sees
+    # the card that closed it and who took it.
+    center_done = not current and last is not None
+    center = last_cards if center_done else current
+
+    sides = _sides(data, hand, variant=variant, seat=seat, seat_infos=seat_infos)
+    banner = _banner(data, hand, sides=sides, seat=seat)
+
+    return {
+        "match_id": match.pk,
+        "version": match.version,
+        "variant": variant.name,
+        "variant_title": _VARIANT_TITLES.get(variant.name, variant.title),
+        "players": players,
+        "target": data["target"],
+        "hand_number": data["hand_number"] + 1,
+        "phase": hand["phase"],
+        "over": data["over"],
+        "seat": seat,
+        "spectator": seat is None,
+        "you": seat_infos[seat] if seat is not None else None,
+        "others": [s for s in seat_infos if s.position != "bottom"],
+        "bottom": seat_infos[viewer],
+        "to_act": seat_infos[to_act] if to_act is not None else None,
+        "on_turn": on_turn,
+        "hakem": seat_infos[hand["hakem"]],
+        "trump": suit_face(trump) if trump else None,
+        "hand_cards": hand_cards,
+        "call_suits": call_suits,
+        "discard_count": len(discards[0]["cards"]) if discards else 0,
+        "keep_or_throw": keep_or_throw,
+        "draw": _draw_context(draw) if draw else None,
+        "center": center,
+        "center_done": center_done,
+        "center_winner": seat_infos[last["winner"]] if center_done and last else None,
+        "last_trick": last_cards,
+        "last_trick_winner": seat_infos[last["winner"]] if last else None,
+        "sides": sides,
+        "team_play": variant.sides != players,
+        "banner": banner,
+        "flash": flash,
+    }
+
+
+def _has(legal: list[dict[str, Any]], kind: str) -> bool:
+    return any(action["type"] == kind for action in legal)
+
+
+def _hand_cards(
+    texts: list[str], *, trump: Suit | None, playable: set[str], on_turn: bool
+) -> list[HandCard]:
+    """The viewer's cards in dealt order, each knowing its place when sorted by suit, so the page
+    switches between the two orders without asking the server."""
+    cards = parse_cards(texts)
+    sorted_index = {card: i for i, card in enumerate(sorted_hand(cards, trump))}
+    return [
+        HandCard(
+            card=card_face(card),
+            dealt=i,
+            sorted=sorted_index[card],
+            playable=card.text in playable,
+            dimmed=on_turn and bool(playable) and card.text not in playable,
+        )
+        for i, card in enumerate(cards)
+    ]
+
+
+def _trick_cards(
+    leader: int, texts: list[str], winner: int | None, seat_infos: list[SeatInfo]
+) -> list[TrickCard]:
+    players = len(seat_infos)
+    return [
+        TrickCard(
+            card=card_face(text),
+            seat=seat_infos[(leader + i) % players],
+            led=i == 0,
+            winner=(leader + i) % players == winner,
+        )
+        for i, text in enumerate(texts)
+    ]
+
+
+def _sides(
+    data: dict[str, Any],
+    hand: dict[str, Any],
+    *,
+    variant: Variant,
+    seat: int | None,
+    seat_infos: list[SeatInfo],
+) -> list[SideInfo]:
+    target = data["target"]
+    sides = []
+    for side, points in enumerate(data["scores"]):
+        members = variant.seats_of(side)
+        sides.append(
+            SideInfo(
+                index=side,
+                names=[seat_infos[m].name for m in members],
+                points=points,
+                tricks=hand["side_tricks"][side],
+                yours=seat is not None and seat in members,
+                winner=data["winner"] == side,
+                petals=[i < points for i in range(target)] if target in PETALS else [],
+            )
+        )
+    # The viewer's own side first, as players expect to read "us - them".
+    return sorted(sides, key=lambda s: not s.yours)
+
+
+def _side_label(side: SideInfo) -> str:
+    return " & ".join(side.names)
+
+
+def _banner(
+    data: dict[str, Any], hand: dict[str, Any], *, sides: list[SideInfo], seat: int | None
+) -> Banner | None:
+    """The end of a hand (R5: Kot and Hakem Kot named as such) and of the match (R7.1)."""
+    result = hand["result"]
+    if result is None:
+        return None
+    by_index = {s.index: s for s in sides}
+    winner = by_index[result["winner"]]
+    names = _side_label(winner)
+    points = result["points"]
+    if result["hakem_kot"]:
+        title = _("Hakem Kot!")
+    elif result["kot"]:
+        title = _("Kot!")
+    elif data["over"]:
+        title = ""  # the match's result says it all; the hand's stays in the detail line
+    elif seat is not None:
+        title = _("You win the hand") if winner.yours else _("You lose the hand")
+    else:
+        title = _("%(names)s win the hand") % {"names": names}
+    if result["kot"]:
+        detail = ngettext(
+            "%(names)s took the first 7 tricks: %(points)d point",
+            "%(names)s took the first 7 tricks: %(points)d points",
+            points,
+        )
+    else:
+        detail = ngettext(
+            "%(names)s take the hand: %(points)d point",
+            "%(names)s take the hand: %(points)d points",
+            points,
+        )
+    detail %= {"names": names, "points": points}
+    match_title = ""
+    if data["over"]:
+        champion = by_index[data["winner"]]
+        if seat is None:
+            match_title = _("%(names)s win the match") % {"names": _side_label(champion)}
+        else:
+            match_title = _("You win the match!") if champion.yours else _("You lose the match")
+    return Banner(
+        title=str(title),
+        detail=str(detail),
+        match_title=str(match_title),
+        yours=None if seat is None else winner.yours,
+        kot=result["kot"],
+        hakem_kot=result["hakem_kot"],
+        points=points,
+        tricks=[s.tricks for s in sides],
+    )
+
+
+def _draw_context(draw: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "stock_left": draw["stock_left"],
+        "turn": draw["turn"],
+        "own_discards": [card_face(text) for text in draw["own_discards"]],
+        "top": card_face(draw["top"]) if draw["top"] else None,
+    }

@@ -1,0 +1,197 @@
+/* The live match page (templates/games/match.html).
+
+   The server renders the whole table (#table) and sends it again after every change over the
+   WebSocket (htmx's ws extension swaps it in place). This script only adds what the page needs
+   between two renderings:
+   - every action it sends carries "type": "action", a client_seq and the version of the table
+     the player saw (the server applies each client_seq at most once, so ids keep increasing
+     across reloads of the page: they start from the clock);
+   - the hand sorted by suit or in dealt order, remembered in localStorage;
+   - the discard step: exactly the right number of cards before the button can be pressed;
+   - one action at a time until the next table arrives; the connection state; dismissing errors. */
+(function () {
+  "use strict";
+
+  var ORDER_KEY = "hokm.handOrder";
+  var SEQ_KEY = "hokm.lastClientSeq";
+  var PENDING_MS = 4000;
+  var root = document.documentElement;
+
+  function storageGet(key) {
+    try {
+      return window.localStorage.getItem(key);
+    } catch (error) {
+      return null; // storage refused (private mode): the defaults do
+    }
+  }
+
+  function storageSet(key, value) {
+    try {
+      window.localStorage.setItem(key, value);
+    } catch (error) {
+      /* storage refused: the choice lasts for this page only */
+    }
+  }
+
+  /* Hand order: an attribute on <html>, outside the swapped fragment, so it survives updates. */
+  function applyHandOrder(order) {
+    root.dataset.handOrder = order === "dealt" ? "dealt" : "suit";
+  }
+
+  /* client_seq: positive, increasing, never reused for this browser (reloads included). */
+  var lastSeq = parseInt(storageGet(SEQ_KEY) || "0", 10) || 0;
+
+  function nextClientSeq() {
+    lastSeq = Math.max(Date.now(), lastSeq + 1);
+    storageSet(SEQ_KEY, String(lastSeq));
+    return lastSeq;
+  }
+
+  function checkedCards(form) {
+    return Array.prototype.map.call(
+      form.querySelectorAll('input[name="cards"]:checked'),
+      function (input) {
+        return input.value;
+      }
+    );
+  }
+
+  function updateDiscard(form) {
+    var need = parseInt(form.dataset.count, 10);
+    var chosen = checkedCards(form).length;
+    var submit = form.querySelector("[data-discard-submit]");
+    if (submit) {
+      submit.disabled = chosen !== need;
+    }
+    form.querySelectorAll('input[name="cards"]').forEach(function (input) {
+      var label = input.closest(".card-check");
+      input.disabled = !input.checked && chosen >= need;
+      if (label) {
+        label.classList.toggle("is-checked", input.checked);
+        label.classList.toggle("is-blocked", input.disabled);
+      }
+    });
+    var status = form.querySelector("[data-discard-status]");
+    if (status) {
+      status.dataset.chosen = String(chosen);
+      status.classList.toggle("is-complete", chosen === need);
+    }
+  }
+
+  function setPending(table, pending) {
+    if (!table) {
+      return;
+    }
+    table.classList.toggle("is-sending", pending);
+    window.clearTimeout(table._hokmPending);
+    if (pending) {
+      // No answer (socket down): let the player try again rather than freeze the table.
+      table._hokmPending = window.setTimeout(function () {
+        table.classList.remove("is-sending");
+      }, PENDING_MS);
+    }
+  }
+
+  document.addEventListener("htmx:wsConfigSend", function (event) {
+    var form = event.target;
+    var table = form.closest("#table");
+    if (!table || table.classList.contains("is-sending")) {
+      event.preventDefault();
+      return;
+    }
+    var parameters = event.detail.parameters;
+    if (parameters.kind === "discard") {
+      var cards = checkedCards(form);
+      if (cards.length !== parseInt(form.dataset.count, 10)) {
+        event.preventDefault();
+        return;
+      }
+      parameters.cards = cards; // a list, even for one card
+    }
+    lastFlash = null; // a new move: an old error no longer applies
+    parameters.type = "action";
+    parameters.client_seq = nextClientSeq();
+    parameters.version = parseInt(table.dataset.version, 10);
+    // The page needs no request headers over the socket; keep messages small.
+    event.detail.headers = null;
+    setPending(table, true);
+  });
+
+  document.addEventListener("change", function (event) {
+    var form = event.target.closest && event.target.closest(".discard-form");
+    if (form) {
+      updateDiscard(form);
+    }
+  });
+
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest("[data-hand-order-toggle]");
+    if (toggle) {
+      var order = root.dataset.handOrder === "dealt" ? "suit" : "dealt";
+      storageSet(ORDER_KEY, order);
+      applyHandOrder(order);
+      return;
+    }
+    var close = event.target.closest("[data-flash-close]");
+    if (close) {
+      lastFlash = null;
+      var flash = close.closest("#flash");
+      flash.classList.remove("is-shown");
+      flash.replaceChildren();
+    }
+  });
+
+  function connection(state) {
+    document.querySelectorAll("[data-connection]").forEach(function (element) {
+      element.dataset.state = state;
+    });
+  }
+
+  var everOpen = false;
+
+  document.addEventListener("htmx:wsConnecting", function () {
+    connection(everOpen ? "closed" : "connecting");
+  });
+  document.addEventListener("htmx:wsOpen", function () {
+    everOpen = true;
+    connection("open");
+  });
+  document.addEventListener("htmx:wsClose", function () {
+    connection("closed");
+    setPending(document.getElementById("table"), false);
+  });
+
+  /* An error stays in sight a moment even when the server sends the table right after it (a
+     refused move is followed by a fresh table, whose #flash is empty), until the player acts
+     again or dismisses it. */
+  var FLASH_KEEP_MS = 6000;
+  var lastFlash = null;
+
+  function keepFlash() {
+    var flash = document.getElementById("flash");
+    if (!flash) {
+      return;
+    }
+    if (flash.classList.contains("is-shown")) {
+      if (!lastFlash || lastFlash.html !== flash.innerHTML) {
+        lastFlash = { html: flash.innerHTML, at: Date.now() };
+      }
+    } else if (lastFlash && Date.now() - lastFlash.at < FLASH_KEEP_MS) {
+      flash.innerHTML = lastFlash.html;
+      flash.classList.add("is-shown");
+    }
+  }
+
+  /* A new table or an error arrived: the player may act again. */
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    var table = document.getElementById("table");
+    keepFlash();
+    setPending(table, false);
+    applyHandOrder(root.dataset.handOrder);
+    document.querySelectorAll(".discard-form").forEach(updateDiscard);
+  });
+
+  applyHandOrder(storageGet(ORDER_KEY));
+  connection("connecting");
+  document.querySelectorAll(".discard-form").forEach(updateDiscard);
+})();
