@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 from django.utils import timezone
 
+from games.autoplay import autoplay_on_commit
 from games.engine import (
     Action,
     CallTrump,
@@ -36,10 +37,12 @@ from games.engine import (
     new_seed,
     next_hand,
     result_json,
+    to_json,
 )
 from games.events import match_event_on_commit
 from games.models import (
     CardPlay,
+    ClientAction,
     ComputerLevel,
     Hand,
     Match,
@@ -144,6 +147,7 @@ def match_create(
                 **_hand_dealt_data(number=0, state=state.hand),
             },
         )
+        autoplay_on_commit(match.pk)
     return match
 
 
@@ -188,10 +192,61 @@ def match_apply_action(
             kind=action.kind,
             data=_action_event_data(hand=current, before=before, after=after, action=action),
         )
+        autoplay_on_commit(locked.pk)
     return locked
 
 
-def match_deal_next_hand(*, match: Match | int) -> Match:
+@dataclass(frozen=True, slots=True)
+class ClientActionResult:
+    """What became of a client's action: applied now, or applied before and acknowledged again."""
+
+    match: Match
+    applied: bool
+    version: int
+
+
+def match_client_action(
+    *,
+    match: Match | int,
+    seat: int,
+    action: Action,
+    client_seq: int,
+    user: AbstractBaseUser | None = None,
+    expected_version: int | None = None,
+) -> ClientActionResult:
+    """Apply a client's action at most once per (match, seat, client sequence id).
+
+    A client re-sends an action it saw no acknowledgement for; if that id was applied already the
+    action is acknowledged again with the version it produced and nothing else happens. Otherwise
+    it is :func:`match_apply_action` in the same transaction, and the id is stored with it, so an
+    applied action and its id commit together or not at all.
+    """
+    if not isinstance(client_seq, int) or isinstance(client_seq, bool) or client_seq < 1:
+        raise ValueError("client_seq must be a positive whole number")
+    with transaction.atomic():
+        locked = _match_lock(match)
+        previous = (
+            ClientAction.objects.filter(match=locked, seat=seat, client_seq=client_seq)
+            .values_list("version", flat=True)
+            .first()
+        )
+        if previous is not None:
+            return ClientActionResult(match=locked, applied=False, version=previous)
+        applied = match_apply_action(
+            match=locked, seat=seat, action=action, expected_version=expected_version
+        )
+        ClientAction.objects.create(
+            match=applied,
+            seat=seat,
+            client_seq=client_seq,
+            user=user if getattr(user, "pk", None) else None,
+            action=to_json(action),
+            version=applied.version,
+        )
+    return ClientActionResult(match=applied, applied=True, version=applied.version)
+
+
+def match_deal_next_hand(*, match: Match | int, expected_version: int | None = None) -> Match:
     """Deal the next hand once the current one is decided and the match is not (R6).
 
     The Hakem is the one R6 names after the last hand; the deck comes from the hand's own seed,
@@ -200,6 +255,8 @@ def match_deal_next_hand(*, match: Match | int) -> Match:
     """
     with transaction.atomic():
         locked = _match_lock(match)
+        if expected_version is not None and locked.version != expected_version:
+            raise StaleVersionError(expected=expected_version, current=locked.version)
         if locked.status != Match.Status.PLAYING:
             raise MatchOverError()
         hands = list(Hand.objects.filter(match=locked).order_by("number"))
@@ -215,6 +272,7 @@ def match_deal_next_hand(*, match: Match | int) -> Match:
             kind="hand_dealt",
             data=_hand_dealt_data(number=number, state=state.hand),
         )
+        autoplay_on_commit(locked.pk)
     return locked
 
 

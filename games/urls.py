@@ -1,5 +1,24 @@
 """Pages of the games app: the lobby, tables and matches."""
 
+from django.urls import path
+
+from games import api, match_views, views
+
 app_name = "games"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("lobby/", views.lobby, name="lobby"),
+    path("tables/new/", views.table_create_view, name="table_create"),
+    path("tables/<int:table_id>/", views.table_detail, name="table_detail"),
+    path(
+        "tables/<int:table_id>/seats/<int:seat>/join/",
+        views.table_join,
+        name="table_join",
+    ),
+    path("tables/<int:table_id>/leave/", views.table_leave, name="table_leave"),
+    path("tables/<int:table_id>/start/", views.table_start_view, name="table_start"),
+    path("invite/<str:code>/", views.table_invite, name="table_invite"),
+    path("play/computer/", views.play_computer, name="play_computer"),
+    path("match/<int:match_id>/", match_views.match_page, name="match"),
+    path("api/matches/", api.match_start_against_computer, name="api_match_start"),
+]

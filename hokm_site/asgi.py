@@ -14,17 +14,19 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack
 from channels.routing import ProtocolTypeRouter, URLRouter
-from channels.security.websocket import AllowedHostsOriginValidator
 
+from accounts.channels_auth import TokenAuthMiddleware
 from games.routing import websocket_urlpatterns
+from hokm_site.websocket_security import OriginOrTokenValidator
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         # Browsers send cookies with cross-site WebSocket handshakes and CSRF protection does not
-        # cover them, so only pages from ALLOWED_HOSTS may open a socket in a user's name.
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        # cover them, so only pages from ALLOWED_HOSTS may open a socket in a user's name;
+        # programs sign in with a bearer token instead (docs/protocol.md).
+        "websocket": OriginOrTokenValidator(
+            AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

@@ -1,0 +1,57 @@
+"""HTTP endpoints for programs that play with a personal API token (docs/protocol.md).
+
+A token arrives in ``Authorization: Bearer ...``; no cookie is involved, so there is no CSRF to
+guard against here and the views are exempt from it. Playing itself happens over the WebSocket.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from accounts.tokens import user_for_token
+from games.engine import DEFAULT_TARGET, VARIANTS
+from games.tables import TableError, play_against_computer
+
+MAX_BODY_BYTES = 1024
+MAX_TARGET = 21
+
+
+def _error(status: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+@csrf_exempt
+@require_POST
+def match_start_against_computer(request: HttpRequest) -> JsonResponse:
+    """``POST /api/matches/`` ``{"variant": "hokm4", "target": 7}``: a match against computer
+    players, started at once, with the token's user at seat 0."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, raw = header.partition(" ")
+    user = user_for_token(raw.strip()) if scheme.lower() == "bearer" and raw.strip() else None
+    if user is None:
+        return _error(401, "unauthorized", "send a valid API token: Authorization: Bearer ...")
+    if len(request.body) > MAX_BODY_BYTES:
+        return _error(413, "too_large", f"the body may hold at most {MAX_BODY_BYTES} bytes")
+    try:
+        data = json.loads(request.body or b"{}")
+    except ValueError:
+        return _error(400, "bad_json", "the body is not JSON")
+    if not isinstance(data, dict):
+        return _error(400, "bad_request", "the body must be a JSON object")
+    variant = data.get("variant", "hokm4")
+    target = data.get("target", DEFAULT_TARGET)
+    if variant not in VARIANTS:
+        return _error(400, "bad_variant", f"variant must be one of {', '.join(VARIANTS)}")
+    if not isinstance(target, int) or isinstance(target, bool) or not 1 <= target <= MAX_TARGET:
+        return _error(400, "bad_target", f"target must be a whole number from 1 to {MAX_TARGET}")
+    try:
+        match = play_against_computer(user=user, variant=variant, target=target)
+    except TableError as error:
+        return _error(400, "refused", str(error))
+    return JsonResponse(
+        {"match": match.pk, "seat": 0, "socket": f"/ws/api/match/{match.pk}/"}, status=201
+    )

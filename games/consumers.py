@@ -1,0 +1,283 @@
+"""WebSocket consumers of a live match: thin adapters between sockets and services.
+
+``MatchJsonConsumer`` (``ws/api/match/<id>/``) speaks the JSON protocol of docs/protocol.md to
+programs; ``MatchHtmlConsumer`` (``ws/match/<id>/``) sends the htmx page the same state rendered
+as HTML fragments. Both render every message from the engine's per-seat view of the match, so
+what a socket receives is exactly what its seat may see (R8.3), and both hand every action to
+``games.services.match_client_action``, which applies it at most once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from abc import ABC, abstractmethod
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.core.serializers.json import DjangoJSONEncoder
+from django.utils import translation
+
+from games.engine import IllegalActionError, match_view
+from games.events import match_group_name
+from games.lobby_consumers import scope_language
+from games.models import Match, MatchSeat
+from games.protocol import (
+    ActionMessage,
+    PingMessage,
+    ProtocolError,
+    ResyncMessage,
+    parse_client_message,
+    server_message,
+)
+from games.tables import INVITED_SESSION_KEY, table_can_view
+
+logger = logging.getLogger(__name__)
+
+# Close codes (4000-4999 are the application's own).
+CLOSE_NOT_FOUND = 4404
+CLOSE_FORBIDDEN = 4403
+CLOSE_TOO_MANY = 4429
+
+#: Per connection: a burst of this many messages, refilled at RATE_PER_SECOND.
+RATE_BURST = 30
+RATE_PER_SECOND = 10.0
+#: Past this many refused messages in a row the connection is closed.
+RATE_CLOSE_AFTER = 50
+
+
+class _MatchConsumer(AsyncWebsocketConsumer, ABC):
+    """What both renderings share: access, the group, actions, rate limits."""
+
+    match_id: int
+    seat: int | None
+    last_version: int
+
+    async def connect(self) -> None:
+        self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
+        self.last_version = -1
+        self.tokens, self.refilled, self.refused = float(RATE_BURST), time.monotonic(), 0
+        await self.accept()
+        session = self.scope.get("session")
+        invited = session.get(INVITED_SESSION_KEY, []) if session is not None else []
+        access = await database_sync_to_async(_access)(
+            self.match_id, self.scope.get("user"), invited
+        )
+        if isinstance(access, str):
+            code = CLOSE_NOT_FOUND if access == "not_found" else CLOSE_FORBIDDEN
+            await self.send_error(access, _ACCESS_MESSAGES[access])
+            await self.close(code=code)
+            return
+        self.seat = access
+        await self.channel_layer.group_add(match_group_name(self.match_id), self.channel_name)
+        await self.send_state()
+        # A match whose computer players were waiting (after a restart, say) goes on.
+        await database_sync_to_async(_resume)(self.match_id)
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "seat"):
+            await self.channel_layer.group_discard(
+                match_group_name(self.match_id), self.channel_name
+            )
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self._take_token():
+            self.refused += 1
+            if self.refused >= RATE_CLOSE_AFTER:
+                await self.close(code=CLOSE_TOO_MANY)
+            else:
+                await self.send_error("rate_limited", "too many messages: slow down")
+            return
+        self.refused = 0
+        try:
+            message = parse_client_message(text_data, seat=self.seat)
+            if isinstance(message, PingMessage):
+                await self.send_json_message("pong", {})
+            elif isinstance(message, ResyncMessage):
+                await self.send_state(force=True)
+            elif isinstance(message, ActionMessage):
+                await self.take_action(message)
+        except ProtocolError as error:
+            await self.send_error(error.code, error.message, client_seq=error.client_seq)
+        except Exception:  # never a traceback to a client; the log keeps it
+            logger.exception("match %s: message refused", self.match_id)
+            await self.send_error("server_error", "the server could not take that message")
+
+    async def take_action(self, message: ActionMessage) -> None:
+        from games.services import ClientActionResult, StaleVersionError, match_client_action
+
+        user = self.scope.get("user")
+        try:
+            result: ClientActionResult = await database_sync_to_async(match_client_action)(
+                match=self.match_id,
+                seat=self.seat,
+                action=message.action,
+                client_seq=message.client_seq,
+                user=user if getattr(user, "is_authenticated", False) else None,
+                expected_version=message.version,
+            )
+        except StaleVersionError:
+            await self.send_error(
+                "stale_version",
+                "the table changed before your move arrived: look again and choose",
+                client_seq=message.client_seq,
+            )
+            await self.send_state(force=True)
+            return
+        except IllegalActionError as error:
+            await self.send_error(error.code, error.message, client_seq=message.client_seq)
+            return
+        await self.send_ack(message.client_seq, result.version, applied=result.applied)
+
+    async def match_event(self, event: dict[str, Any]) -> None:
+        """A committed change of the match: send this seat's new state (channel-layer handler)."""
+        if event["version"] <= self.last_version:
+            return  # a newer state was sent already: events that come in a burst coalesce
+        await self.send_state(event=event)
+
+    async def send_state(self, *, event: dict[str, Any] | None = None, force: bool = False) -> None:
+        loaded = await database_sync_to_async(_load)(self.match_id)
+        match, seats, state = loaded
+        if not force and match.version <= self.last_version:
+            return
+        self.last_version = match.version
+        await self.render_state(match, seats, state, event)
+
+    def _take_token(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(RATE_BURST, self.tokens + (now - self.refilled) * RATE_PER_SECOND)
+        self.refilled = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def send_json_message(self, kind: str, data: dict[str, Any]) -> None:
+        message = server_message(kind, version=max(self.last_version, 0), data=data)
+        await self.send(text_data=_json(message))
+
+    # Each rendering decides how state, acknowledgements and errors look.
+    @abstractmethod
+    async def render_state(self, match, seats, state, event) -> None: ...
+
+    @abstractmethod
+    async def send_ack(self, client_seq: int, version: int, *, applied: bool) -> None: ...
+
+    @abstractmethod
+    async def send_error(
+        self, code: str, message: str, *, client_seq: int | None = None
+    ) -> None: ...
+
+
+class MatchJsonConsumer(_MatchConsumer):
+    """The JSON protocol for programs (docs/protocol.md)."""
+
+    async def render_state(self, match, seats, state, event) -> None:
+        data = match_payload(match, seats, state, self.seat)
+        if event is None:
+            await self.send_json_message("state", data)
+        else:
+            data["event"] = {"kind": event["kind"], **event["data"]}
+            await self.send_json_message("event", data)
+
+    async def send_ack(self, client_seq: int, version: int, *, applied: bool) -> None:
+        await self.send_json_message("ack", {"client_seq": client_seq, "applied": applied})
+
+    async def send_error(self, code: str, message: str, *, client_seq: int | None = None) -> None:
+        await self.send_json_message(
+            "error", {"code": code, "message": message, "client_seq": client_seq}
+        )
+
+
+class MatchHtmlConsumer(_MatchConsumer):
+    """The htmx page: every state is the whole table as an out-of-band HTML fragment, in the
+    language the page was rendered in."""
+
+    async def connect(self) -> None:
+        self.language = scope_language(self.scope)
+        await super().connect()
+
+    async def render_state(self, match, seats, state, event) -> None:
+        from games.rendering import render_table
+
+        with translation.override(self.language):
+            html = render_table(match=match, seats=seats, state=state, seat=self.seat)
+        await self.send(text_data=html)
+
+    async def send_ack(self, client_seq: int, version: int, *, applied: bool) -> None:
+        return  # the page learns the outcome from the state that follows
+
+    async def send_error(self, code: str, message: str, *, client_seq: int | None = None) -> None:
+        from games.rendering import render_flash
+
+        with translation.override(self.language):
+            html = render_flash(message)
+        await self.send(text_data=html)
+
+
+_ACCESS_MESSAGES = {
+    "not_found": "there is no such match",
+    "forbidden": "this table does not allow spectators",
+    "login_required": "sign in to watch or play this match",
+}
+
+
+def _access(match_id: int, user: Any, invited_table_ids: list[int]) -> int | None | str:
+    """The seat of ``user`` at the match, None for a spectator, or why the socket is refused.
+
+    Spectators need a table that allows them; a private table's match also needs its invite link
+    opened in this browser (or the creator, or a seat at the table), as its table page does.
+    """
+    match = Match.objects.select_related("table").filter(pk=match_id).first()
+    if match is None:
+        return "not_found"
+    signed_in = getattr(user, "is_authenticated", False)
+    if signed_in:
+        seat = (
+            MatchSeat.objects.filter(match=match, user=user).values_list("index", flat=True).first()
+        )
+        if seat is not None:
+            return seat
+    table = match.table
+    if table is not None and (
+        not table.allow_spectators
+        or not table_can_view(
+            table=table, user=user if signed_in else None, invited_table_ids=invited_table_ids
+        )
+    ):
+        return "forbidden" if signed_in else "login_required"
+    return None
+
+
+def _resume(match_id: int) -> None:
+    from games.autoplay import autoplay_kick
+
+    autoplay_kick(match_id)
+
+
+def _load(match_id: int):
+    from games.selectors import match_state_build
+
+    match = Match.objects.select_related("table").get(pk=match_id)
+    seats = list(MatchSeat.objects.filter(match=match).order_by("index"))
+    return match, seats, match_state_build(match=match)
+
+
+def match_payload(match: Match, seats: list[MatchSeat], state, seat: int | None) -> dict[str, Any]:
+    """The JSON state of a match for one seat (None: a spectator), from the engine's view."""
+    return {
+        "match": match.pk,
+        "status": match.status,
+        "seat": seat,
+        "players": [
+            {"seat": s.index, "name": s.name, "computer": s.computer_level is not None}
+            for s in seats
+        ],
+        "view": match_view(state, seat),
+    }
+
+
+def _json(message: dict[str, Any]) -> str:
+    return json.dumps(message, cls=DjangoJSONEncoder, ensure_ascii=False)

@@ -1,0 +1,60 @@
+"""The reference client of scripts/ plays a whole match against a real server over the network."""
+
+import subprocess
+import sys
+
+import pytest
+
+from accounts.tokens import token_create
+from games.models import Match
+from tests.games.factories import UserFactory
+
+from .conftest import ROOT
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.mark.parametrize("variant", ["hokm4", "hokm2-draw"])
+def test_reference_client_plays_a_whole_match_with_a_token(live_server_url, variant):
+    user = UserFactory()
+    _, token = token_create(user=user, name="reference client")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "scripts/hokm_client.py",
+            "--server",
+            live_server_url,
+            "--token",
+            token,
+            "--variant",
+            variant,
+            "--target",
+            "2",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "match over" in done.stdout
+    match = Match.objects.get(seats__user=user)
+    assert match.status == Match.Status.FINISHED
+    assert match.variant == variant and max(match.scores) >= 2
+
+
+def test_a_bad_token_is_refused(live_server_url):
+    import json
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(
+        live_server_url + "/api/matches/",
+        data=b"{}",
+        headers={"Authorization": "Bearer hokm_not_a_token"},
+        method="POST",
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 401
+    assert json.load(refused.value)["error"]["code"] == "unauthorized"
