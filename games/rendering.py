@@ -294,6 +294,10 @@ def table_context(
         "discard_count": len(discards[0]["cards"]) if discards else 0,
         "keep_or_throw": keep_or_throw,
         "draw": _draw_context(draw) if draw else None,
+        # The public flips that chose the first Hakem (R2.2 to R2.4), shown during hand 1.
+        "hakem_draw": _hakem_draw_context(data["draw"], seat_infos)
+        if data["draw"] and data["hand_number"] == 0
+        else None,
         "center": center,
         "center_done": center_done,
         "center_winner": seat_infos[last["winner"]] if center_done and last else None,
@@ -426,6 +430,46 @@ def _banner(
         points=points,
         tricks=[s.tricks for s in sides],
     )
+
+
+@dataclass(frozen=True)
+class DrawFlip:
+    card: CardFace
+    seat: SeatInfo
+    decisive: bool
+
+
+def _hakem_draw_context(draw: dict[str, Any], seat_infos: list[SeatInfo]) -> dict[str, Any]:
+    """Who received each flip of the first-Hakem draw, by the seats players sit in now."""
+    players = len(seat_infos)
+    # After a draw for partners (R2.3) players were re-seated: seating[new_seat] = old_seat.
+    seating = draw.get("seating") or list(range(players))
+    now_at = {old: new for new, old in enumerate(seating)}
+    first = draw["first_seat"]
+    cards = draw["cards"]
+    flips = [
+        DrawFlip(
+            card=card_face(text),
+            seat=seat_infos[now_at[(first + index) % players]],
+            decisive=index == len(cards) - 1
+            or (draw["method"] == "high_card" and index == len(cards) - 2),
+        )
+        for index, text in enumerate(cards)
+    ]
+    partner_flips = [
+        DrawFlip(card=card_face(text), seat=seat_infos[now_at[old]], decisive=False)
+        for text, old in zip(
+            draw.get("partner_cards", []), draw.get("partner_seats", []), strict=True
+        )
+    ]
+    partner = partner_flips[-1].seat if partner_flips else None
+    return {
+        "method": draw["method"],
+        "flips": flips,
+        "partner_flips": partner_flips,
+        "hakem": seat_infos[now_at[draw["hakem"]]],
+        "partner": partner,
+    }
 
 
 def _draw_context(draw: dict[str, Any]) -> dict[str, Any]:

@@ -82,8 +82,19 @@ def _render(state: MatchState, seat: int | None, **kwargs) -> str:
 LABELS = {str(card_face(card).label): card.text for card in FULL_DECK}
 
 
+PUBLIC_DRAW = re.compile(r'<details class="tool-details hakem-draw".*?</details>', re.DOTALL)
+
+
+def without_public_draw(html: str) -> str:
+    """The HTML less the first-Hakem flips: public (R2.2) and from their own shuffle (R2.6), so
+    they may name a card that some hand also holds without telling anything about it."""
+    return PUBLIC_DRAW.sub("", html)
+
+
 def cards_named(html: str) -> set[str]:
-    """Every card the HTML names: texts anywhere, spoken labels, printed corner indices."""
+    """Every card the HTML names outside the public Hakem draw: texts anywhere, spoken labels,
+    printed corner indices."""
+    html = without_public_draw(html)
     named = set(CARD_TEXT.findall(html))
     named |= {LABELS[label] for label in LABEL.findall(html) if label in LABELS}
     for rank, symbol in CORNER.findall(html):
@@ -324,7 +335,8 @@ def test_card_labels_are_spoken_names():
     assert card_face("TD").label == "10 of diamonds"
     assert card_face("QH").rank == "Q" and card_face("QH").court
     html = _render(new_match(VARIANTS["hokm4"], seed=9), None)
-    assert "ace of" not in html  # a spectator at the call sees no card at all
+    # A spectator at the call sees no card at all but the public flips of the Hakem draw.
+    assert "ace of" not in without_public_draw(html)
 
 
 @pytest.mark.django_db
@@ -347,3 +359,25 @@ def test_stored_match_renders_the_same_through_the_selectors():
         leaked = cards_named(html) - cards_allowed(state, seat)
         assert not leaked
         assert EVIL_NAME not in html
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("variant", ["hokm4", "hokm2"])
+def test_the_hakem_draw_is_shown_during_the_first_hand_R2_2_R2_4(variant):
+    from games.engine import HakemDraw
+
+    match = MatchFactory(variant=variant, seed=21)
+    seats = list(match.seats.order_by("index"))
+    state = match_state_build(match=match)
+    draw = HakemDraw.from_json(match.hakem_draw)
+    html = render_table(match=match, seats=seats, state=state, seat=None)
+    assert "How the Hakem was chosen" in html
+    hakem_name = seats[draw.hakem].name
+    assert f"<bdi>{hakem_name}</bdi> is the Hakem." in html
+    section = PUBLIC_DRAW.search(html).group(0)
+    assert set(CARD_TEXT.findall(section)) == {card.text for card in draw.cards}
+    # From the second hand on the draw is history: the table no longer shows it.
+    played = match_play(match, rng_seed=1, until=lambda s: s.hand_number == 1)
+    stored = Match.objects.get(pk=played.match.pk)
+    later = render_table(match=stored, seats=seats, state=match_state_build(match=stored), seat=0)
+    assert "How the Hakem was chosen" not in later
