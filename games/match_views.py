@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 from games.models import Match, MatchSeat
 from games.rendering import render_table
 from games.selectors import match_state_build
+from games.tables import INVITED_SESSION_KEY, table_can_view
 
 
 def match_viewer_seat(*, seats: list[MatchSeat], user: object) -> int | None:
@@ -20,10 +21,18 @@ def match_viewer_seat(*, seats: list[MatchSeat], user: object) -> int | None:
     return next((s.index for s in seats if s.user_id == user.pk), None)
 
 
-def match_spectators_allowed(match: Match) -> bool:
-    """Anyone may watch unless the match's table says no; a match with no table (imported)
-    is open to everyone."""
-    return match.table is None or match.table.allow_spectators
+def match_spectators_allowed(match: Match, request: HttpRequest) -> bool:
+    """Anyone may watch unless the match's table says no; a private table's match only with its
+    invite link opened in this browser (or as its creator, or seated at the table), the same rule
+    as the match's socket. A match with no table (imported) is open to everyone."""
+    table = match.table
+    if table is None:
+        return True
+    return table.allow_spectators and table_can_view(
+        table=table,
+        user=request.user,
+        invited_table_ids=request.session.get(INVITED_SESSION_KEY, []),
+    )
 
 
 @require_safe
@@ -32,7 +41,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     match = get_object_or_404(Match.objects.select_related("table"), pk=match_id)
     seats = list(match.seats.order_by("index"))
     seat = match_viewer_seat(seats=seats, user=request.user)
-    if seat is None and not match_spectators_allowed(match):
+    if seat is None and not match_spectators_allowed(match, request):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         raise PermissionDenied

@@ -15,6 +15,7 @@ from games.rendering import render_table
 from games.selectors import match_state_build
 from games.services import SeatSpec
 from tests.games.factories import MatchFactory, TableFactory, UserFactory, match_play
+from tests.games.test_rendering import without_public_draw
 
 pytestmark = pytest.mark.django_db
 
@@ -24,11 +25,13 @@ def players():
     return [UserFactory() for _ in range(4)]
 
 
-def _match(players, *, allow_spectators=True, table=True, variant="hokm4") -> Match:
+def _match(players, *, allow_spectators=True, table=True, variant="hokm4", private=False) -> Match:
     seats = [SeatSpec(name=f"{user.username}-seat", user=user) for user in players]
     kwargs = {"variant": variant, "seats": seats}
     if table:
-        kwargs["table"] = TableFactory(variant=variant, allow_spectators=allow_spectators)
+        kwargs["table"] = TableFactory(
+            variant=variant, allow_spectators=allow_spectators, is_private=private
+        )
     match = MatchFactory(**kwargs)
     # Into the tricks, so that hands are dealt and a trick is on the table.
     match_play(match, rng_seed=1, until=lambda s: len(s.hand.tricks) >= 1 and s.hand.current)
@@ -40,7 +43,8 @@ def _url(match: Match) -> str:
 
 
 def _shown_cards(html: str) -> set[str]:
-    return set(re.findall(r'data-card="([2-9TJQKA][SHDC])"', html))
+    # The first-Hakem flips are public (R2.2) and drawn from their own shuffle (R2.6).
+    return set(re.findall(r'data-card="([2-9TJQKA][SHDC])"', without_public_draw(html)))
 
 
 def test_seated_player_sees_his_own_seat_R8_3(client, players):
@@ -111,6 +115,16 @@ def test_anonymous_goes_to_login_when_spectators_are_refused(client, players):
 def test_seated_player_plays_even_when_spectators_are_refused(client, players):
     match = _match(players, allow_spectators=False)
     client.force_login(players[1])
+    assert client.get(_url(match)).status_code == 200
+
+
+def test_private_table_match_needs_its_invite_link_to_watch(client, players):
+    match = _match(players, private=True)
+    assert client.get(_url(match)).status_code == 302  # anonymous: sign in first
+    client.force_login(UserFactory())
+    assert client.get(_url(match)).status_code == 403  # a stranger who guessed the id
+    invite = reverse("games:table_invite", kwargs={"code": match.table.invite_code})
+    client.get(invite)  # opening the invite link lets this browser watch
     assert client.get(_url(match)).status_code == 200
 
 
