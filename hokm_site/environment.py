@@ -95,10 +95,11 @@ def channel_layers_config(redis_url: str | None) -> dict[str, Any]:
     """The ``CHANNEL_LAYERS`` setting: Redis when ``REDIS_URL`` is set, else in-memory.
 
     The in-memory layer only reaches consumers in the same process and scans every channel on
-    each send: fine for development and tests, never for production.
+    each send: fine for development and tests, never for production. It is channels' own, made
+    safe to send to from the computer players' thread (hokm_site/channel_layers.py).
     """
     if not redis_url:
-        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+        return {"default": {"BACKEND": "hokm_site.channel_layers.InMemoryChannelLayer"}}
     return {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",

@@ -3,9 +3,12 @@ REDIS_URL is set (as in CI), so live play is tested over the same transport prod
 
 import asyncio
 import os
+import threading
+import time
 from collections.abc import AsyncIterator
 
 import pytest
+from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 from channels_redis.core import RedisChannelLayer
 
@@ -75,3 +78,29 @@ async def test_redis_receive_survives_more_than_five_idle_seconds(
         "type": "table.event",
         "version": 2,
     }
+
+
+async def test_a_send_from_a_plain_thread_wakes_the_receiver(layer: BaseChannelLayer) -> None:
+    """The computer players' thread sends with ``async_to_sync``, on an event loop of its own: the
+    consumer waiting on the server's loop gets the message at once, not when that loop next wakes
+    for some other reason (daphne: up to a second later)."""
+    group = "table-thread-test"
+    channel = await layer.new_channel()
+    await layer.group_add(group, channel)
+    receiving = asyncio.ensure_future(layer.receive(channel))
+    await asyncio.sleep(0.05)  # the receiver is waiting on its queue
+    sender = threading.Thread(
+        target=async_to_sync(layer.group_send), args=(group, {"type": "table.event"})
+    )
+    started = time.monotonic()
+    sender.start()
+    try:
+        # Waiting on the task, not the thread: joining would wake this loop by itself.
+        done, _ = await asyncio.wait({receiving}, timeout=DELIVERY_TIMEOUT)
+        waited = time.monotonic() - started
+    finally:
+        await asyncio.to_thread(sender.join)  # the send finishes on this loop: never block it
+        receiving.cancel()
+        await layer.group_discard(group, channel)
+    assert done and receiving.result() == {"type": "table.event"}
+    assert waited < 0.5, f"the receiver slept {waited:.2f} s after the message was sent"

@@ -114,7 +114,7 @@ def test_defaults_are_for_development() -> None:
     assert settings["DATABASE"]["ENGINE"] == "django.db.backends.sqlite3"
     assert settings["DATABASE"]["NAME"] == str(PROJECT_ROOT / "db.sqlite3")
     assert settings["CHANNEL_LAYERS"]["default"]["BACKEND"] == (
-        "channels.layers.InMemoryChannelLayer"
+        "hokm_site.channel_layers.InMemoryChannelLayer"
     )
     assert settings["ADMIN_URL"] == "admin/"
     assert settings["SESSION_COOKIE_SECURE"] is False
