@@ -16,6 +16,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or default_profile)
 
 
 from collections.abc import Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 from django.core.cache import cache  # noqa: E402
@@ -42,3 +43,14 @@ def _no_background_autoplay(settings):
     opt in to them explicitly (``settings.HOKM_AUTOPLAY = "inline"``) so nothing moves behind a
     test's back."""
     settings.HOKM_AUTOPLAY = "off"
+
+
+_BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser tests run last, after every async test: sync Playwright keeps an event loop running
+    in this process from its first test on (STACK-NOTES.md). ``trylast`` so this comes after
+    pytest-django's own reordering; the sort is stable, so the order within each group stays."""
+    items.sort(key=lambda item: _BROWSER_TESTS in Path(item.path).parents)

@@ -1,0 +1,183 @@
+"""End-to-end tests in a real headless Chromium (Playwright's sync API, Debian's /usr/bin/chromium).
+
+The site runs in a spawned daphne process on the test database, started as tests/e2e starts its
+own, with computer players moving by themselves and emails written to files. Tests commit their
+rows (``transaction=True``) so that server sees them.
+
+This server waits longer before dealing the next hand than the tests/e2e one (2 s, not 0.5 s):
+the htmx page gets the newest state of the match, and a server that lags by more than that pause
+sends the next deal instead of the end-of-hand table, so the banner a test looks for would never
+reach the page. Events that come in a burst may be coalesced (docs/protocol.md).
+
+``tests/conftest.py`` moves these tests to the end of the run: sync Playwright keeps an event loop
+running in this process, which must not happen before the async tests (STACK-NOTES.md). For the
+same reason Django's ORM, called here while that loop runs, needs ``DJANGO_ALLOW_ASYNC_UNSAFE``:
+set for these tests only, and never passed to the server.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+from tests.e2e.conftest import ROOT, _free_port, _test_database_url
+
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+
+#: Generous: the machines these run on are slow and shared; computer moves take ~0.05 s each.
+TIMEOUT_MS = 30_000
+
+# Run in every page before its own scripts. Counts the htmx sockets opened, and on request holds
+# the table still once a hand-end banner has arrived, since the server deals the next hand soon
+# after, maybe while the test is still looking (htmx drops a message whose wsBeforeMessage event
+# is cancelled; the test reloads the page afterwards).
+PAGE_PROBE = """
+(() => {
+  const probe = { wsOpen: 0, holdOnBanner: false, hold: false };
+  window.__hokm = probe;
+  document.addEventListener("htmx:wsOpen", () => { probe.wsOpen += 1; });
+  document.addEventListener("htmx:wsBeforeMessage", (event) => {
+    if (probe.hold) { event.preventDefault(); }
+  });
+  document.addEventListener("htmx:wsAfterMessage", () => {
+    if (probe.holdOnBanner && document.querySelector("#table .banner")) { probe.hold = true; }
+  });
+})();
+"""
+
+
+@pytest.fixture(scope="session")
+def live_server_email_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the live server writes the emails it sends, one file per message (EMAIL_FILE_PATH)."""
+    return tmp_path_factory.mktemp("live-server-email")
+
+
+@pytest.fixture(scope="session")
+def live_server_url(
+    django_db_setup, django_db_blocker, live_server_email_dir: Path, tmp_path_factory
+) -> Iterator[str]:
+    """The base URL of a daphne process serving the whole site on the test database. Its output
+    stays in pytest's temporary directory (``live-server*/daphne.log``) to read after a failure."""
+    port = _free_port()
+    with django_db_blocker.unblock():
+        database_url = _test_database_url()
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DEBUG": "1",
+        "HOKM_AUTOPLAY": "thread",
+        "HOKM_BOT_DELAY_SECONDS": "0.05",
+        "HOKM_NEXT_HAND_DELAY_SECONDS": "2",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "EMAIL_FILE_PATH": str(live_server_email_dir),
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # never in the server
+    log_path = tmp_path_factory.mktemp("live-server") / "daphne.log"
+    with open(log_path, "w") as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
+            + ["hokm_site.asgi:application"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    urllib.request.urlopen(url + "/", timeout=2).close()
+                    break
+                except OSError:
+                    if server.poll() is not None or time.monotonic() > deadline:
+                        log.flush()
+                        raise RuntimeError(
+                            "the test server did not start:\n" + log_path.read_text()
+                        ) from None
+                    time.sleep(0.2)
+            yield url
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
+    """pytest-playwright's browser, launched from Debian's Chromium (never `playwright install`)."""
+    return {
+        **browser_type_launch_args,
+        "executable_path": "/usr/bin/chromium",
+        "headless": True,
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+        ],
+    }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _orm_beside_playwright_loop() -> Iterator[None]:
+    """The ORM is called while Playwright's event loop runs in this thread: allow it, in this
+    process only (live_server_url removes the variable from the server's environment)."""
+    before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    expect.set_options(timeout=TIMEOUT_MS)
+    yield
+    if before is None:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing() -> None:
+    """Replaces tests/conftest.py's MD5 hashing: the server checks passwords made here, and it
+    knows only the real hashers."""
+
+
+@pytest.fixture(scope="session")
+def base_url(live_server_url: str) -> str:
+    """Pages open relative to the live server (pytest-playwright passes this to every context)."""
+    return live_server_url
+
+
+@pytest.fixture
+def open_page(new_context: Callable[..., BrowserContext]) -> Callable[..., Page]:
+    """A new page in a browser context of its own (its own cookies: one person each)."""
+
+    def open_(**context_args) -> Page:
+        context = new_context(**context_args)
+        context.set_default_timeout(TIMEOUT_MS)
+        context.add_init_script(PAGE_PROBE)
+        return context.new_page()
+
+    return open_
+
+
+@pytest.fixture
+def screenshot(request: pytest.FixtureRequest) -> Callable[[Page, str], Path]:
+    """Save what a page shows now as tests/screenshots/<test>--<name>.png (the whole page, CSS
+    animations run to their end so a banner fading in is seen as it settles)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(page: Page, name: str) -> Path:
+        path = SCREENSHOTS / f"{request.node.originalname}--{name}.png"
+        page.screenshot(path=path, full_page=True, animations="disabled")
+        return path
+
+    return take
