@@ -18,17 +18,13 @@ set for these tests only, and never passed to the server.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.e2e.conftest import ROOT, _free_port, _test_database_url
+from tests.live_server import live_server, run_database_url
 
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 
@@ -66,51 +62,16 @@ def live_server_url(
 ) -> Iterator[str]:
     """The base URL of a daphne process serving the whole site on the test database. Its output
     stays in pytest's temporary directory (``live-server*/daphne.log``) to read after a failure."""
-    port = _free_port()
     with django_db_blocker.unblock():
-        database_url = _test_database_url()
+        database_url = run_database_url()
+    log_path = tmp_path_factory.mktemp("live-server") / "daphne.log"
     env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "DEBUG": "1",
-        "HOKM_AUTOPLAY": "thread",
         "HOKM_BOT_DELAY_SECONDS": "0.05",
         "HOKM_NEXT_HAND_DELAY_SECONDS": "2",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "EMAIL_FILE_PATH": str(live_server_email_dir),
     }
-    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # never in the server
-    log_path = tmp_path_factory.mktemp("live-server") / "daphne.log"
-    with open(log_path, "w") as log:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-            + ["hokm_site.asgi:application"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    urllib.request.urlopen(url + "/", timeout=2).close()
-                    break
-                except OSError:
-                    if server.poll() is not None or time.monotonic() > deadline:
-                        log.flush()
-                        raise RuntimeError(
-                            "the test server did not start:\n" + log_path.read_text()
-                        ) from None
-                    time.sleep(0.2)
-            yield url
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+    with live_server(database_url=database_url, log_path=log_path, env=env) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

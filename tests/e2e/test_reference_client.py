@@ -8,8 +8,7 @@ import pytest
 from accounts.tokens import token_create
 from games.models import Match
 from tests.games.factories import UserFactory
-
-from .conftest import ROOT
+from tests.live_server import ROOT
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
