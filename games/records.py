@@ -28,23 +28,12 @@ if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
 
 
-class RecordImportError(ValueError):
+class RecordImportError(RecordFault):
     """A record that cannot be imported; nothing was written.
 
     ``hand``, ``trick`` and ``seat`` locate the fault as the record checker does (zero-based, None
     when the fault is not in one hand, trick or seat), so a page can show where it is.
     """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        hand: int | None = None,
-        trick: int | None = None,
-        seat: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message, self.hand, self.trick, self.seat = message, hand, trick, seat
 
 
 def match_export_record(*, match: Match) -> dict[str, Any]:
