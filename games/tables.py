@@ -473,3 +473,15 @@ def user_matches_in_progress(*, user: User, limit: int = 20) -> list[Match]:
         .order_by("-pk")
         .prefetch_related(Prefetch("seats", queryset=MatchSeat.objects.order_by("index")))[:limit]
     )
+
+
+def matches_to_watch(*, limit: int = 20) -> list[Match]:
+    """Matches being played at public tables that allow spectators, newest first, with their
+    seats: two queries."""
+    return list(
+        Match.objects.filter(
+            status=Match.Status.PLAYING, table__is_private=False, table__allow_spectators=True
+        )
+        .order_by("-pk")
+        .prefetch_related(Prefetch("seats", queryset=MatchSeat.objects.order_by("index")))[:limit]
+    )

@@ -29,6 +29,7 @@ from games.tables import (
     TableError,
     TableView,
     lobby_tables,
+    matches_to_watch,
     play_against_computer,
     table_can_view,
     table_create,
@@ -52,6 +53,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         {
             "tables": lobby_tables(),
             "my_matches": user_matches_in_progress(user=request.user),
+            "live_matches": matches_to_watch(),
             "variants": VARIANT_CHOICES,
         },
     )

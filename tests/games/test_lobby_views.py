@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -9,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
-from games.tables import play_against_computer, table_create, table_join_seat
+from games.tables import play_against_computer, table_create, table_join_seat, table_start
 from tests.games.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -117,12 +118,25 @@ def test_the_lobby_takes_a_fixed_number_of_queries(count, django_assert_num_quer
         table_join_seat(table=table, user=UserFactory(), seat_index=1)
     client = logged_in(user)
 
-    # session, user, tables + seats with users, matches + their seats
-    with django_assert_num_queries(6):
+    # session, user, tables + seats with users, the user's matches + their seats, matches to watch
+    with django_assert_num_queries(7):
         response = client.get(reverse("games:lobby"))
 
     assert response.status_code == 200
     assert response.content.decode().count('class="lobby-table"') == count
+
+
+def test_the_lobby_shows_public_matches_being_played_to_watch(client):
+    watched = open_table(allow_spectators=True, fill_with_computer=True)
+    table_start(table=watched, user=watched.created_by)
+    closed = open_table(allow_spectators=False, fill_with_computer=True)
+    table_start(table=closed, user=closed.created_by)
+    play_against_computer(user=UserFactory())  # private: never listed
+    response = logged_in(UserFactory()).get(reverse("games:lobby"))
+    page = response.content.decode()
+    assert "Matches being played" in page
+    watch_links = re.findall(r'href="/match/(\d+)/">Watch<', page)
+    assert watch_links == [str(watched.matches.get().pk)]
 
 
 # -- creating a table ----------------------------------------------------------------------------
