@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from games.models import CardPlay, Hand, Match, MatchSeat, Seat, Table, Trick
+from games.models import CardPlay, ChatMessage, Hand, Match, MatchSeat, Seat, Table, Trick
 
 
 class ReadOnlyMixin:
@@ -175,3 +175,15 @@ class CardPlayAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_filter = ["hand__match__variant"]
     search_fields = ["card", "=hand__match__id"]
     list_select_related = ["hand", "trick"]
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """The table chat, for moderators: read-only, newest first, by match."""
+
+    list_display = ["created_at", "match", "seat", "name", "text", "phrase", "user"]
+    list_filter = ["phrase", "created_at"]
+    search_fields = ["name", "text", "=match__id", "user__username"]
+    list_select_related = ["match", "user"]
+    date_hierarchy = "created_at"
+    ordering = ["-match", "-created_at"]

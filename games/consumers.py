@@ -23,9 +23,10 @@ from django.utils import translation
 from games.engine import IllegalActionError, match_view
 from games.events import match_group_name
 from games.lobby_consumers import scope_language
-from games.models import Match, MatchSeat
+from games.models import ChatMessage, Match, MatchSeat
 from games.protocol import (
     ActionMessage,
+    ChatRequest,
     PingMessage,
     ProtocolError,
     ResyncMessage,
@@ -73,6 +74,7 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
         self.seat = access
         await self.channel_layer.group_add(match_group_name(self.match_id), self.channel_name)
         await self.send_state()
+        await self.send_chat_history()
         # A match whose computer players were waiting (after a restart, say) goes on.
         await database_sync_to_async(_resume)(self.match_id)
 
@@ -99,6 +101,8 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
                 await self.send_state(force=True)
             elif isinstance(message, ActionMessage):
                 await self.take_action(message)
+            elif isinstance(message, ChatRequest):
+                await self.chat(message)
         except ProtocolError as error:
             await self.send_error(error.code, error.message, client_seq=error.client_seq)
         except Exception:  # never a traceback to a client; the log keeps it
@@ -130,6 +134,37 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
             await self.send_error(error.code, error.message, client_seq=message.client_seq)
             return
         await self.send_ack(message.client_seq, result.version, applied=result.applied)
+
+    async def chat(self, message: ChatRequest) -> None:
+        from games.chat import ChatError, chat_post
+
+        try:
+            await database_sync_to_async(chat_post)(
+                match=self.match_id,
+                user=self.scope.get("user"),
+                seat=self.seat,
+                text=message.text,
+                phrase=message.phrase,
+            )
+        except ChatError as error:
+            await self.send_chat_error(error.code, error.message)
+        # The message itself comes back to every socket of the match, this one included, as a
+        # ``match.chat`` event once stored.
+
+    async def match_chat(self, event: dict[str, Any]) -> None:
+        """A chat message was stored: show it (channel-layer handler)."""
+        message = await database_sync_to_async(_chat_load)(event["id"])
+        if message is not None:
+            await self.render_chat(message)
+
+    async def send_chat_history(self) -> None:
+        from games.chat import chat_recent
+
+        messages = await database_sync_to_async(chat_recent)(match=self.match_id)
+        await self.render_chat_history(messages)
+
+    async def send_chat_error(self, code: str, message: str) -> None:
+        await self.send_error(code, message)
 
     async def match_event(self, event: dict[str, Any]) -> None:
         """A committed change of the match: send this seat's new state (channel-layer handler)."""
@@ -166,6 +201,12 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
     async def send_ack(self, client_seq: int, version: int, *, applied: bool) -> None: ...
 
     @abstractmethod
+    async def render_chat(self, message) -> None: ...
+
+    @abstractmethod
+    async def render_chat_history(self, messages) -> None: ...
+
+    @abstractmethod
     async def send_error(
         self, code: str, message: str, *, client_seq: int | None = None
     ) -> None: ...
@@ -184,6 +225,18 @@ class MatchJsonConsumer(_MatchConsumer):
 
     async def send_ack(self, client_seq: int, version: int, *, applied: bool) -> None:
         await self.send_json_message("ack", {"client_seq": client_seq, "applied": applied})
+
+    async def render_chat(self, message) -> None:
+        from games.chat import chat_payload
+
+        await self.send_json_message("chat", chat_payload(message))
+
+    async def render_chat_history(self, messages) -> None:
+        from games.chat import chat_payload
+
+        await self.send_json_message(
+            "chat_history", {"messages": [chat_payload(m) for m in messages]}
+        )
 
     async def send_error(self, code: str, message: str, *, client_seq: int | None = None) -> None:
         await self.send_json_message(
@@ -208,6 +261,27 @@ class MatchHtmlConsumer(_MatchConsumer):
 
     async def send_ack(self, client_seq: int, version: int, *, applied: bool) -> None:
         return  # the page learns the outcome from the state that follows
+
+    async def render_chat(self, message) -> None:
+        from games.rendering import render_chat_message
+
+        with translation.override(self.language):
+            html = render_chat_message(message, seat=self.seat)
+        await self.send(text_data=html)
+
+    async def render_chat_history(self, messages) -> None:
+        from games.rendering import render_chat_log
+
+        with translation.override(self.language):
+            html = render_chat_log(messages, seat=self.seat)
+        await self.send(text_data=html)
+
+    async def send_chat_error(self, code: str, message: str) -> None:
+        from games.rendering import render_chat_error
+
+        with translation.override(self.language):
+            html = render_chat_error(code)
+        await self.send(text_data=html)
 
     async def send_error(self, code: str, message: str, *, client_seq: int | None = None) -> None:
         from games.rendering import render_flash
@@ -255,6 +329,10 @@ def _resume(match_id: int) -> None:
     from games.autoplay import autoplay_kick
 
     autoplay_kick(match_id)
+
+
+def _chat_load(message_id: int) -> ChatMessage | None:
+    return ChatMessage.objects.filter(pk=message_id).first()
 
 
 def _load(match_id: int):

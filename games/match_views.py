@@ -8,8 +8,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
+from games.chat import QUICK_PHRASES, chat_recent, phrase_text
 from games.models import Match, MatchSeat
-from games.rendering import render_table
+from games.rendering import chat_lines, render_table
 from games.selectors import match_state_build
 from games.tables import INVITED_SESSION_KEY, table_can_view
 
@@ -47,4 +48,11 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         raise PermissionDenied
     state = match_state_build(match=match)
     table = render_table(match=match, seats=seats, state=state, seat=seat)
-    return render(request, "games/match.html", {"match": match, "table": table, "seat": seat})
+    context = {
+        "match": match,
+        "table": table,
+        "seat": seat,
+        "chat_lines": chat_lines(chat_recent(match=match), seat=seat),
+        "chat_phrases": [(code, phrase_text(code)) for code in QUICK_PHRASES],
+    }
+    return render(request, "games/match.html", context)

@@ -431,3 +431,43 @@ class ClientAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match} seat {self.seat} #{self.client_seq}"
+
+
+class ChatMessage(models.Model):
+    """One message of the table chat, kept with its match so moderators can read it later.
+
+    Written only by ``games.chat.chat_post``; ``name`` is the sender's name at the time, so the log
+    reads the same after a rename or a deleted account.
+    """
+
+    match = models.ForeignKey(
+        Match, verbose_name=_("match"), on_delete=models.CASCADE, related_name="chat_messages"
+    )
+    seat = models.PositiveSmallIntegerField(
+        _("seat"), null=True, blank=True, help_text=_("Empty for a spectator.")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    name = models.CharField(_("name"), max_length=60)
+    text = models.CharField(_("text"), max_length=200)
+    # NULL (never "") is the one "free text" value.
+    phrase = models.CharField(  # noqa: DJ001
+        _("quick phrase"), max_length=32, null=True, blank=True
+    )
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("chat message")
+        verbose_name_plural = _("chat messages")
+        indexes = [
+            models.Index(fields=["match", "-created_at"], name="games_chat_match_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.text[:40]}"

@@ -1,9 +1,10 @@
 """The WebSocket protocol of a match: one message shape, parsed strictly.
 
 Every message is a JSON object ``{"type": ..., "version": ..., "data": ...}`` (docs/protocol.md).
-Clients send ``action`` (with a ``client_seq``), ``resync`` and ``ping``; the server answers with
-``state``, ``event``, ``ack``, ``error`` and ``pong``. Parsing never raises anything but
-:class:`ProtocolError`, whose code and message go back to the client in an error frame.
+Clients send ``action`` (with a ``client_seq``), ``resync``, ``ping`` and ``chat``; the server
+answers with ``state``, ``event``, ``ack``, ``error``, ``pong``, ``chat`` and ``chat_history``.
+Parsing never raises anything but :class:`ProtocolError`, whose code and message go back to the
+client in an error frame.
 """
 
 from __future__ import annotations
@@ -48,7 +49,15 @@ class PingMessage:
     pass
 
 
-ClientMessage = ActionMessage | ResyncMessage | PingMessage
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """A chat message: free ``text`` or a quick ``phrase`` code, exactly one of them."""
+
+    text: str | None
+    phrase: str | None
+
+
+ClientMessage = ActionMessage | ResyncMessage | PingMessage | ChatRequest
 
 
 def parse_client_message(text: str | None, *, seat: int | None) -> ClientMessage:
@@ -73,6 +82,8 @@ def parse_client_message(text: str | None, *, seat: int | None) -> ClientMessage
         return PingMessage()
     if kind == "resync":
         return ResyncMessage(since=_optional_int(data.get("since"), "since"))
+    if kind == "chat":
+        return _chat_request(data, seat=seat)
     if kind != "action":
         raise ProtocolError("unknown_type", f"unknown message type {_shown(kind)}")
     client_seq = _int(data.get("client_seq"), "client_seq")
@@ -96,6 +107,23 @@ def parse_client_message(text: str | None, *, seat: int | None) -> ClientMessage
     except ActionFormatError as error:
         raise ProtocolError("bad_action", str(error), client_seq=client_seq) from None
     return ActionMessage(client_seq=client_seq, action=action, version=version)
+
+
+def _chat_request(data: dict[str, Any], *, seat: int | None) -> ChatRequest:
+    """``{"type": "chat", "text": "..."}`` or ``{"type": "chat", "phrase": "hello"}``; an htmx
+    form may send the other key empty. The content itself is checked by ``games.chat``."""
+    text, phrase = data.get("text"), data.get("phrase")
+    if not isinstance(text, str | None) or not isinstance(phrase, str | None):
+        raise ProtocolError("bad_message", "text and phrase must be strings")
+    if phrase == "":
+        phrase = None
+    if phrase is not None and text:
+        raise ProtocolError("bad_message", "send either a text or a quick phrase, not both")
+    if phrase is None and text is None:
+        raise ProtocolError("bad_message", "a chat message needs a text or a quick phrase")
+    if seat is None:
+        raise ProtocolError("not_seated", "spectators can read the chat but not write in it")
+    return ChatRequest(text=None if phrase is not None else text, phrase=phrase)
 
 
 def _flat_action(data: dict[str, Any]) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from games.engine import (
     parse_cards,
     sorted_hand,
 )
-from games.models import Match, MatchSeat
+from games.models import ChatMessage, Match, MatchSeat
 
 #: Where each seat sits, by its distance in play order from the viewer (R1.3: anticlockwise).
 SEAT_POSITIONS: dict[int, tuple[str, ...]] = {
@@ -479,3 +479,54 @@ def _draw_context(draw: dict[str, Any]) -> dict[str, Any]:
         "own_discards": [card_face(text) for text in draw["own_discards"]],
         "top": card_face(draw["top"]) if draw["top"] else None,
     }
+
+
+# The table chat (games.chat). Its fragments stay outside #table, which every state replaces.
+
+_CHAT_ERRORS = {
+    "chat_rate_limited": _("Too many messages: wait a moment."),
+    "chat_empty": _("Write something first."),
+    "chat_too_long": _("A message may hold at most 200 characters."),
+    "unknown_phrase": _("There is no such quick phrase."),
+    "not_seated": _("Only the players can write in the chat."),
+}
+
+
+def _chat_line(message: ChatMessage, seat: int | None) -> dict[str, Any]:
+    from games.chat import QUICK_PHRASES, phrase_text
+
+    text = phrase_text(message.phrase) if message.phrase in QUICK_PHRASES else message.text
+    return {
+        "id": message.pk,
+        "seat": message.seat,
+        "name": message.name,
+        "text": text,
+        "phrase": message.phrase,
+        "at": message.created_at,
+        "own": seat is not None and message.seat == seat,
+    }
+
+
+def render_chat_message(message: ChatMessage, *, seat: int | None) -> str:
+    """One message appended to ``#chat-log`` out of band, for the viewer at ``seat``."""
+    return render_to_string(
+        "games/_chat_append.html",
+        {"line": _chat_line(message, seat), "own": seat is not None and message.seat == seat},
+    )
+
+
+def chat_lines(messages: list[ChatMessage], *, seat: int | None) -> list[dict[str, Any]]:
+    """What ``games/_chat_line.html`` shows of each message, for the viewer at ``seat``."""
+    return [_chat_line(m, seat) for m in messages]
+
+
+def render_chat_log(messages: list[ChatMessage], *, seat: int | None) -> str:
+    """The whole ``#chat-log`` (the last messages, oldest first), replacing the page's."""
+    lines = chat_lines(messages, seat=seat)
+    return render_to_string("games/_chat_log.html", {"lines": lines, "oob": True})
+
+
+def render_chat_error(code: str) -> str:
+    """The ``#chat-error`` line of the chat panel with why a message was refused."""
+    message = _CHAT_ERRORS.get(code, _("The message could not be sent."))
+    return render_to_string("games/_chat_error.html", {"chat_error": message, "oob": True})

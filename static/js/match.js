@@ -8,7 +8,8 @@
      across reloads of the page: they start from the clock);
    - the hand sorted by suit or in dealt order, remembered in localStorage;
    - the discard step: exactly the right number of cards before the button can be pressed;
-   - one action at a time until the next table arrives; the connection state; dismissing errors. */
+   - one action at a time until the next table arrives; the connection state; dismissing errors;
+   - the table chat: its forms send chat messages (no client_seq), the log stays scrolled down. */
 (function () {
   "use strict";
 
@@ -94,6 +95,10 @@
 
   document.addEventListener("htmx:wsConfigSend", function (event) {
     var form = event.target;
+    if (form.closest("[data-chat-form]")) {
+      sendChat(form, event);
+      return;
+    }
     var table = form.closest("#table");
     if (!table || table.classList.contains("is-sending")) {
       event.preventDefault();
@@ -140,6 +145,74 @@
       flash.replaceChildren();
     }
   });
+
+  /* The table chat (outside #table): its forms send {"type": "chat", "text"} or {"type": "chat",
+     "phrase"} and nothing of an action. The log keeps to its bottom as messages arrive; on a
+     phone the panel starts closed and counts what arrived while closed. */
+  function sendChat(form, event) {
+    var parameters = event.detail.parameters;
+    var chat = { type: "chat" };
+    if (parameters.phrase) {
+      chat.phrase = parameters.phrase;
+    } else {
+      chat.text = (parameters.text || "").trim();
+      if (!chat.text) {
+        event.preventDefault();
+        return;
+      }
+    }
+    Object.keys(parameters).forEach(function (key) {
+      delete parameters[key];
+    });
+    Object.assign(parameters, chat);
+    event.detail.headers = null;
+    var input = form.querySelector('input[name="text"]');
+    if (input) {
+      input.value = "";
+    }
+    var error = document.getElementById("chat-error");
+    if (error) {
+      error.classList.remove("is-shown");
+      error.textContent = "";
+    }
+  }
+
+  var chatSeen = null;
+
+  function updateChat() {
+    var log = document.getElementById("chat-log");
+    if (!log) {
+      return;
+    }
+    // A message in the history and again as a new message (it came in while connecting): once.
+    var ids = {};
+    Array.prototype.slice.call(log.children).forEach(function (line) {
+      if (line.id && ids[line.id]) {
+        line.remove();
+      } else {
+        ids[line.id] = true;
+      }
+    });
+    var count = log.children.length;
+    var panel = document.querySelector("[data-chat-panel]");
+    var unread = document.querySelector("[data-chat-unread]");
+    if (panel && unread) {
+      if (panel.open || chatSeen === null) {
+        chatSeen = count;
+      }
+      var fresh = Math.max(0, count - chatSeen);
+      unread.hidden = fresh === 0;
+      unread.textContent = fresh > 9 ? "9+" : String(fresh);
+    }
+    log.scrollTop = log.scrollHeight;
+  }
+
+  document.addEventListener("toggle", function (event) {
+    if (event.target.matches && event.target.matches("[data-chat-panel]")) {
+      chatSeen = null;
+      updateChat();
+    }
+  }, true);
 
   function connection(state) {
     document.querySelectorAll("[data-connection]").forEach(function (element) {
@@ -189,9 +262,15 @@
     setPending(table, false);
     applyHandOrder(root.dataset.handOrder);
     document.querySelectorAll(".discard-form").forEach(updateDiscard);
+    updateChat();
   });
 
   applyHandOrder(storageGet(ORDER_KEY));
+  var chatPanel = document.querySelector("[data-chat-panel]");
+  if (chatPanel && window.matchMedia("(max-width: 40rem)").matches) {
+    chatPanel.open = false; // a phone: the table first, the chat one tap away
+  }
+  updateChat();
   connection("connecting");
   document.querySelectorAll(".discard-form").forEach(updateDiscard);
 })();

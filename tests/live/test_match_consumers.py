@@ -59,7 +59,12 @@ async def connect(user, match_id: int, *, api: bool = True) -> WebsocketCommunic
 
 
 async def receive(communicator: WebsocketCommunicator) -> dict:
-    return json.loads(await communicator.receive_from(timeout=5))
+    """The next frame but the chat history each socket gets after its first state (the chat has
+    its own tests, tests/live/test_chat.py)."""
+    while True:
+        frame = json.loads(await communicator.receive_from(timeout=5))
+        if frame["type"] != "chat_history":
+            return frame
 
 
 def allowed_cards(match_id: int, seat: int | None) -> set[str]:
