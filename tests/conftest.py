@@ -54,3 +54,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     in this process from its first test on (STACK-NOTES.md). ``trylast`` so this comes after
     pytest-django's own reordering; the sort is stable, so the order within each group stays."""
     items.sort(key=lambda item: _BROWSER_TESTS in Path(item.path).parents)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_stray_database_sessions(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """Before the test database is dropped, end the sessions the run left on it: live servers
+    that have just exited, and the worker threads of async tests. PostgreSQL refuses to drop a
+    database that another session still uses."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
