@@ -26,8 +26,9 @@ from games.engine import (
     new_match,
     next_hand,
 )
-from games.models import Match, Seat, Table
+from games.models import ComputerLevel, Match, Seat, Table
 from games.services import SeatSpec, match_apply_action, match_create, match_deal_next_hand
+from games.tables import table_create
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -160,3 +161,20 @@ def engine_hand_search(
         if predicate(state.hand):
             return seed
     raise AssertionError(f"no {variant} hand in {limit} seeds meets the predicate")
+
+
+def open_table(user: object = None, **overrides: object) -> Table:
+    """A table opened through the service, public hokm4 to 7 with a 30 s clock unless told."""
+    settings = {
+        "user": user or UserFactory(),
+        "name": "Friday night",
+        "variant": "hokm4",
+        "target": 7,
+        "turn_clock_seconds": 30,
+        "is_private": False,
+        "allow_spectators": True,
+        "fill_with_computer": False,
+        "computer_level": ComputerLevel.MEDIUM,
+        "partner_draw": False,
+    }
+    return table_create(**(settings | overrides))

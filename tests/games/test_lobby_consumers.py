@@ -19,9 +19,8 @@ from games.lobby_consumers import (
     scope_language,
     scope_site_url,
 )
-from games.models import ComputerLevel, Table
-from games.tables import INVITED_SESSION_KEY, table_create, table_join_seat, table_start
-from tests.games.factories import UserFactory
+from games.tables import INVITED_SESSION_KEY, table_join_seat, table_start
+from tests.games.factories import UserFactory, open_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,22 +45,6 @@ def application(*, user: Any = None, session: dict[str, Any] | None = None) -> C
         await router(scope, receive, send)
 
     return app
-
-
-def open_table(user: Any = None, **overrides: Any) -> Table:
-    settings = {
-        "user": user or UserFactory(),
-        "name": "Friday night",
-        "variant": "hokm4",
-        "target": 7,
-        "turn_clock_seconds": 30,
-        "is_private": False,
-        "allow_spectators": True,
-        "fill_with_computer": False,
-        "computer_level": ComputerLevel.MEDIUM,
-        "partner_draw": False,
-    }
-    return table_create(**(settings | overrides))
 
 
 db = database_sync_to_async

@@ -10,8 +10,8 @@ from django.test import Client
 from django.urls import reverse
 
 from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
-from games.tables import play_against_computer, table_create, table_join_seat, table_start
-from tests.games.factories import UserFactory
+from games.tables import play_against_computer, table_join_seat, table_start
+from tests.games.factories import UserFactory, open_table
 
 pytestmark = pytest.mark.django_db
 
@@ -23,22 +23,6 @@ def _login_url(settings):
     # The accounts app points LOGIN_URL at allauth's page; pin a path so these tests say where
     # anonymous people are sent without depending on the accounts URLs.
     settings.LOGIN_URL = LOGIN_URL
-
-
-def open_table(user: Any = None, **overrides: Any) -> Table:
-    settings = {
-        "user": user or UserFactory(),
-        "name": "Friday night",
-        "variant": "hokm4",
-        "target": 7,
-        "turn_clock_seconds": 30,
-        "is_private": False,
-        "allow_spectators": True,
-        "fill_with_computer": False,
-        "computer_level": ComputerLevel.MEDIUM,
-        "partner_draw": False,
-    }
-    return table_create(**(settings | overrides))
 
 
 def logged_in(user: Any) -> Client:

@@ -17,7 +17,6 @@ from games.tables import (
     lobby_tables,
     play_against_computer,
     table_can_view,
-    table_create,
     table_for_invite,
     table_group_name,
     table_join_seat,
@@ -25,26 +24,9 @@ from games.tables import (
     table_start,
     table_view,
 )
-from tests.games.factories import UserFactory
+from tests.games.factories import UserFactory, open_table
 
 pytestmark = pytest.mark.django_db
-
-
-def open_table(user: Any = None, **overrides: Any) -> Table:
-    """A table opened through the service, public hokm4 to 7 with a 30 s clock unless told."""
-    settings = {
-        "user": user or UserFactory(),
-        "name": "Friday night",
-        "variant": "hokm4",
-        "target": 7,
-        "turn_clock_seconds": 30,
-        "is_private": False,
-        "allow_spectators": True,
-        "fill_with_computer": False,
-        "computer_level": ComputerLevel.MEDIUM,
-        "partner_draw": False,
-    }
-    return table_create(**(settings | overrides))
 
 
 def seat_users(table: Table) -> list[int | None]:
