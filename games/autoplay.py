@@ -1,33 +1,52 @@
-"""Computer players take their turns, and the next hand is dealt, on their own.
+"""The worker: computer players move, the next hand is dealt and turn clocks run out, on time.
 
-After every committed change of a match the services call :func:`autoplay_on_commit`. If the
-seat on turn is a computer player, it plays after a short natural delay; once a hand is decided and
-the match is not, the next hand is dealt after a pause that lets everyone read the result.
+Every match being played stores when its next automatic step is due (``Match.step_at``, set by
+``games.services``): a computer player's move after a short natural delay, the next deal after a
+pause to read the result, or the end of a person's turn clock (R8.1). The worker takes the steps
+whose time has come with ``games.services.match_step``, which locks the match row and checks the
+time again, so any number of workers (one per server process, or separate processes) take each
+step once, and a worker that restarts finds every deadline in the database where it left it.
 
-Moves are made by a scheduler thread, never on the server's event loop, and go through the same
-services as a person's (one transaction, a row lock, the engine's validation). Each move names the
-version it was computed from, so when two processes race for the same turn only one applies.
+``settings.HOKM_AUTOPLAY`` picks where the worker runs:
 
-``settings.HOKM_AUTOPLAY`` picks the mode: ``"thread"`` (the default), ``"inline"`` (tests: moves
-are made at once in the committing thread), or ``"off"``.
+- ``"thread"`` (the default): a thread in each server process (``hokm_site.asgi`` starts it);
+- ``"worker"``: in ``python manage.py hokm_worker`` processes only (``make run`` starts one);
+- ``"inline"`` (tests): computer steps are taken at once in the committing thread, while a
+  person's clock runs only when a test calls :func:`due_steps_run`;
+- ``"off"``: nothing moves by itself.
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable
+from datetime import datetime
 
 from django.conf import settings
 from django.db import close_old_connections, transaction
+from django.db.models import Min
+from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_BOT_DELAY = 0.7  # seconds: a human-looking pause before a computer plays
 DEFAULT_NEXT_HAND_DELAY = 4.0  # seconds to read the hand's result before the next deal
+#: The longest a worker sleeps before looking at the database again: how late a step can be when
+#: another process scheduled it (a step this process scheduled wakes it at once).
+POLL_SECONDS = 0.2
+#: Matches taken per look; the rest wait for the next one, a moment later.
+BATCH = 50
+#: How often dead sockets' presence rows are swept.
+SWEEP_EVERY_SECONDS = 60.0
+
+
+def bot_delay() -> float:
+    return float(getattr(settings, "HOKM_BOT_DELAY_SECONDS", DEFAULT_BOT_DELAY))
+
+
+def next_hand_delay() -> float:
+    return float(getattr(settings, "HOKM_NEXT_HAND_DELAY_SECONDS", DEFAULT_NEXT_HAND_DELAY))
 
 
 def _mode() -> str:
@@ -35,30 +54,29 @@ def _mode() -> str:
 
 
 def autoplay_on_commit(match_id: int) -> None:
-    """Schedule the computer's next step for this match once the current transaction commits."""
+    """A match changed: once the transaction commits, let the worker look at it."""
     if _mode() == "off":
         return
     transaction.on_commit(lambda: autoplay_kick(match_id))
 
 
 def autoplay_kick(match_id: int) -> None:
-    """Look at the match now (inline) or after the natural delay (thread) and act if it is due."""
+    """Take due computer steps now (inline), or wake this process's worker thread so it sleeps
+    until the match's new step rather than a whole poll."""
     mode = _mode()
-    if mode == "off":
-        return
     if mode == "inline":
         _run_inline(match_id)
-        return
-    delay = _delay_for(match_id)
-    if delay is not None:
-        _scheduler().schedule(delay, lambda: _step_in_thread(match_id))
+    elif mode == "thread":
+        worker_thread_start().wake()
 
 
 _inline = threading.local()
 
 
 def _run_inline(match_id: int) -> None:
-    # A move commits and calls back here; run the moves in one loop instead of recursing.
+    from games.services import match_step
+
+    # A step commits and calls back here; run the steps in one loop instead of recursing.
     pending: set[int] | None = getattr(_inline, "pending", None)
     if pending is not None:
         pending.add(match_id)
@@ -67,107 +85,103 @@ def _run_inline(match_id: int) -> None:
     try:
         while pending:
             current = pending.pop()
-            while autoplay_step(current):
+            while match_step(match=current, rush=True):
                 pass
     finally:
         _inline.pending = None
 
 
-def _delay_for(match_id: int) -> float | None:
-    """How long to wait before the next automatic step, or None when none is due."""
-    from games.selectors import autoplay_due
+def due_steps_run(*, now: datetime | None = None, limit: int = BATCH) -> int:
+    """Take every step due by ``now`` (oldest first, at most ``limit``); returns how many were
+    taken. A step that fails is logged and the others go on."""
+    from games.models import Match
+    from games.services import match_step
 
-    due = autoplay_due(match_id=match_id)
-    if due is None:
-        return None
-    if due == "deal":
-        return float(getattr(settings, "HOKM_NEXT_HAND_DELAY_SECONDS", DEFAULT_NEXT_HAND_DELAY))
-    return float(getattr(settings, "HOKM_BOT_DELAY_SECONDS", DEFAULT_BOT_DELAY))
-
-
-def _step_in_thread(match_id: int) -> None:
-    close_old_connections()
-    try:
-        autoplay_step(match_id)
-    except Exception:  # a failed step must not kill the scheduler thread
-        logger.exception("computer step of match %s failed", match_id)
-    finally:
-        close_old_connections()
-
-
-def autoplay_step(match_id: int) -> bool:
-    """Make one automatic step if one is due: a computer's decision or the next deal.
-
-    Returns True when something was done. Safe to call from several processes at once.
-    """
-    from games.bots import bot_action
-    from games.engine import view
-    from games.models import Match, MatchSeat
-    from games.selectors import match_state_build
-    from games.services import (
-        StaleVersionError,
-        match_apply_action,
-        match_deal_next_hand,
+    now = now or timezone.now()
+    due = list(
+        Match.objects.filter(status=Match.Status.PLAYING, step_at__lte=now)
+        .order_by("step_at")
+        .values_list("pk", flat=True)[:limit]
     )
-
-    match = Match.objects.filter(pk=match_id).first()
-    if match is None or match.status != Match.Status.PLAYING:
-        return False
-    state = match_state_build(match=match)
-    try:
-        if state.awaiting_next_hand:
-            match_deal_next_hand(match=match_id, expected_version=match.version)
-            return True
-        seat = state.hand.to_act
-        if seat is None:
-            return False
-        level = (
-            MatchSeat.objects.filter(match_id=match_id, index=seat)
-            .values_list("computer_level", flat=True)
-            .first()
-        )
-        if level is None:
-            return False
-        # No peeking: the computer decides from its own seat's view, like any client.
-        action = bot_action(view(state.hand, seat), level=level)
-        match_apply_action(match=match_id, seat=seat, action=action, expected_version=match.version)
-    except StaleVersionError:
-        return True  # someone else moved first: look again
-    return True
+    taken = 0
+    for match_id in due:
+        try:
+            if match_step(match=match_id, now=now):
+                taken += 1
+        except Exception:  # one broken match must not stop the others
+            logger.exception("automatic step of match %s failed", match_id)
+    return taken
 
 
-class _Scheduler:
-    """One daemon thread running delayed jobs in time order."""
+def next_step_in() -> float | None:
+    """Seconds until the earliest step stored (0 when overdue), None when none is."""
+    from games.models import Match
 
-    def __init__(self) -> None:
-        self._jobs: list[tuple[float, int, Callable[[], None]]] = []
-        self._counter = itertools.count()
-        self._wake = threading.Condition()
-        self._thread = threading.Thread(target=self._loop, name="hokm-autoplay", daemon=True)
-        self._thread.start()
-
-    def schedule(self, delay: float, job: Callable[[], None]) -> None:
-        with self._wake:
-            heapq.heappush(self._jobs, (time.monotonic() + delay, next(self._counter), job))
-            self._wake.notify()
-
-    def _loop(self) -> None:
-        while True:
-            with self._wake:
-                while not self._jobs or self._jobs[0][0] > time.monotonic():
-                    timeout = self._jobs[0][0] - time.monotonic() if self._jobs else None
-                    self._wake.wait(timeout)
-                _, _, job = heapq.heappop(self._jobs)
-            job()
+    earliest = Match.objects.filter(status=Match.Status.PLAYING, step_at__isnull=False).aggregate(
+        at=Min("step_at")
+    )["at"]
+    if earliest is None:
+        return None
+    return max(0.0, (earliest - timezone.now()).total_seconds())
 
 
-_scheduler_instance: _Scheduler | None = None
-_scheduler_lock = threading.Lock()
+class Worker:
+    """The loop of one worker: take due steps, sleep until the next one (at most a poll)."""
+
+    def __init__(self, *, poll: float = POLL_SECONDS) -> None:
+        self.poll = poll
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._swept = 0.0
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def run(self) -> None:
+        logger.info("worker started")
+        while not self._stop.is_set():
+            self._wake.clear()
+            wait = self.poll
+            try:
+                close_old_connections()
+                if due_steps_run() >= BATCH:
+                    continue  # more are due: no sleep
+                self._sweep()
+                until_next = next_step_in()
+                if until_next is not None:
+                    wait = min(wait, until_next)
+            except Exception:  # the database is away: try again shortly, never die
+                logger.exception("worker pass failed")
+                wait = 1.0
+            self._wake.wait(wait)
+        close_old_connections()
+        logger.info("worker stopped")
+
+    def _sweep(self) -> None:
+        from games.presence import connections_sweep
+
+        if time.monotonic() - self._swept >= SWEEP_EVERY_SECONDS:
+            self._swept = time.monotonic()
+            connections_sweep()
 
 
-def _scheduler() -> _Scheduler:
-    global _scheduler_instance
-    with _scheduler_lock:
-        if _scheduler_instance is None:
-            _scheduler_instance = _Scheduler()
-        return _scheduler_instance
+_thread_worker: Worker | None = None
+_thread_lock = threading.Lock()
+
+
+def worker_thread_start() -> Worker:
+    """The worker thread of this process, started on first use (``"thread"`` mode)."""
+    global _thread_worker
+    with _thread_lock:
+        if _thread_worker is None:
+            _thread_worker = Worker()
+            threading.Thread(target=_thread_worker.run, name="hokm-worker", daemon=True).start()
+        return _thread_worker

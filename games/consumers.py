@@ -9,27 +9,33 @@ what a socket receives is exactly what its seat may see (R8.3), and both hand ev
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import time
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import translation
 
-from games.engine import IllegalActionError, match_view
-from games.events import match_group_name
+from games.engine import IllegalActionError, MatchState, match_view
+from games.events import match_events_since, match_group_name
 from games.lobby_consumers import scope_language
 from games.models import ChatMessage, Match, MatchSeat
+from games.presence import HEARTBEAT_SECONDS, Presence, presence_of
 from games.protocol import (
     ActionMessage,
     ChatRequest,
     PingMessage,
     ProtocolError,
     ResyncMessage,
+    SeatMessage,
     parse_client_message,
     server_message,
 )
@@ -73,16 +79,45 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
             return
         self.seat = access
         await self.channel_layer.group_add(match_group_name(self.match_id), self.channel_name)
-        await self.send_state()
+        changed = await database_sync_to_async(_connection_open)(
+            self.match_id, self.seat, self.scope.get("user"), self.channel_name
+        )
+        self.heartbeat = asyncio.create_task(self._heartbeat())
+        # A reconnecting client names the last version it saw (?since=12): it gets the events
+        # it missed with the state (R8.2).
+        await self.send_state(force=True, since=_since(self.scope))
         await self.send_chat_history()
-        # A match whose computer players were waiting (after a restart, say) goes on.
-        await database_sync_to_async(_resume)(self.match_id)
+        if changed:
+            await self.channel_layer.group_send(
+                match_group_name(self.match_id), {"type": "match.presence"}
+            )
 
     async def disconnect(self, code: int) -> None:
-        if hasattr(self, "seat"):
-            await self.channel_layer.group_discard(
-                match_group_name(self.match_id), self.channel_name
+        if not hasattr(self, "seat"):
+            return
+        heartbeat = getattr(self, "heartbeat", None)
+        if heartbeat is not None:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+        await self.channel_layer.group_discard(match_group_name(self.match_id), self.channel_name)
+        changed = await database_sync_to_async(_connection_close)(
+            self.match_id, self.seat, self.channel_name
+        )
+        if changed:
+            await self.channel_layer.group_send(
+                match_group_name(self.match_id), {"type": "match.presence"}
             )
+
+    async def _heartbeat(self) -> None:
+        from games.presence import connection_seen
+
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            try:
+                await database_sync_to_async(connection_seen)(channel_name=self.channel_name)
+            except Exception:  # the next beat tries again; presence only lags
+                logger.exception("match %s: heartbeat not stored", self.match_id)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if not self._take_token():
@@ -98,7 +133,9 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
             if isinstance(message, PingMessage):
                 await self.send_json_message("pong", {})
             elif isinstance(message, ResyncMessage):
-                await self.send_state(force=True)
+                await self.send_state(force=True, since=message.since)
+            elif isinstance(message, SeatMessage):
+                await self.seat_change(message)
             elif isinstance(message, ActionMessage):
                 await self.take_action(message)
             elif isinstance(message, ChatRequest):
@@ -135,6 +172,21 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
             return
         await self.send_ack(message.client_seq, result.version, applied=result.applied)
 
+    async def seat_change(self, message: SeatMessage) -> None:
+        """ "I'm back" or "leave the match to a computer player" (R8.1)."""
+        from games.services import match_seat_back, match_seat_leave
+
+        service = match_seat_back if message.back else match_seat_leave
+        try:
+            await database_sync_to_async(service)(match=self.match_id, seat=self.seat)
+        except IllegalActionError as error:
+            await self.send_error(error.code, error.message)
+        # The new state reaches every socket of the match as an event.
+
+    async def match_presence(self, event: dict[str, Any]) -> None:
+        """Someone connected or went: show who is there (channel-layer handler)."""
+        await self.render_presence()
+
     async def chat(self, message: ChatRequest) -> None:
         from games.chat import ChatError, chat_post
 
@@ -170,15 +222,22 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
         """A committed change of the match: send this seat's new state (channel-layer handler)."""
         if event["version"] <= self.last_version:
             return  # a newer state was sent already: events that come in a burst coalesce
-        await self.send_state(event=event)
+        await self.send_state(event=event, since=self.last_version)
 
-    async def send_state(self, *, event: dict[str, Any] | None = None, force: bool = False) -> None:
-        loaded = await database_sync_to_async(_load)(self.match_id)
-        match, seats, state = loaded
-        if not force and match.version <= self.last_version:
+    async def send_state(
+        self,
+        *,
+        event: dict[str, Any] | None = None,
+        force: bool = False,
+        since: int | None = None,
+    ) -> None:
+        """Send this seat's state; with ``since``, also the events after that version, when the
+        log still has them all (else ``events`` is None: the state alone is the resync)."""
+        loaded = await database_sync_to_async(_load)(self.match_id, since)
+        if not force and loaded.match.version <= self.last_version:
             return
-        self.last_version = match.version
-        await self.render_state(match, seats, state, event)
+        self.last_version = loaded.match.version
+        await self.render_state(loaded, event)
 
     def _take_token(self) -> bool:
         now = time.monotonic()
@@ -193,9 +252,12 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
         message = server_message(kind, version=max(self.last_version, 0), data=data)
         await self.send(text_data=_json(message))
 
+    async def render_presence(self) -> None:
+        await self.send_state(force=True)
+
     # Each rendering decides how state, acknowledgements and errors look.
     @abstractmethod
-    async def render_state(self, match, seats, state, event) -> None: ...
+    async def render_state(self, loaded: Loaded, event: dict[str, Any] | None) -> None: ...
 
     @abstractmethod
     async def send_ack(self, client_seq: int, version: int, *, applied: bool) -> None: ...
@@ -215,13 +277,20 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
 class MatchJsonConsumer(_MatchConsumer):
     """The JSON protocol for programs (docs/protocol.md)."""
 
-    async def render_state(self, match, seats, state, event) -> None:
-        data = match_payload(match, seats, state, self.seat)
+    async def render_state(self, loaded: Loaded, event: dict[str, Any] | None) -> None:
+        data = match_payload(
+            loaded.match, loaded.seats, loaded.state, self.seat, presence=loaded.presence
+        )
+        data["events"] = loaded.events
         if event is None:
             await self.send_json_message("state", data)
         else:
             data["event"] = {"kind": event["kind"], **event["data"]}
             await self.send_json_message("event", data)
+
+    async def render_presence(self) -> None:
+        loaded = await database_sync_to_async(_load)(self.match_id, None)
+        await self.send_json_message("presence", loaded.presence.json(loaded.seats))
 
     async def send_ack(self, client_seq: int, version: int, *, applied: bool) -> None:
         await self.send_json_message("ack", {"client_seq": client_seq, "applied": applied})
@@ -252,11 +321,17 @@ class MatchHtmlConsumer(_MatchConsumer):
         self.language = scope_language(self.scope)
         await super().connect()
 
-    async def render_state(self, match, seats, state, event) -> None:
+    async def render_state(self, loaded: Loaded, event: dict[str, Any] | None) -> None:
         from games.rendering import render_table
 
         with translation.override(self.language):
-            html = render_table(match=match, seats=seats, state=state, seat=self.seat)
+            html = render_table(
+                match=loaded.match,
+                seats=loaded.seats,
+                state=loaded.state,
+                seat=self.seat,
+                presence=loaded.presence,
+            )
         await self.send(text_data=html)
 
     async def send_ack(self, client_seq: int, version: int, *, applied: bool) -> None:
@@ -325,34 +400,100 @@ def _access(match_id: int, user: Any, invited_table_ids: list[int]) -> int | Non
     return None
 
 
-def _resume(match_id: int) -> None:
+def _connection_open(match_id: int, seat: int | None, user: Any, channel_name: str) -> bool:
+    """Store the socket; a player connecting restarts a clock stopped while nobody was there and
+    wakes the worker (a match whose computer players were waiting, after a restart, goes on).
+    Returns whether the seats' presence changed."""
     from games.autoplay import autoplay_kick
+    from games.presence import connection_open
+    from games.services import match_clock_resume
 
+    before = presence_of(match_id=match_id).seats
+    connection_open(match_id=match_id, seat=seat, user=user, channel_name=channel_name)
+    if seat is not None:
+        match_clock_resume(match=match_id)
     autoplay_kick(match_id)
+    return seat is not None and seat not in before
+
+
+def _connection_close(match_id: int, seat: int | None, channel_name: str) -> bool:
+    from games.presence import connection_close
+
+    connection_close(channel_name=channel_name)
+    return seat is not None and seat not in presence_of(match_id=match_id).seats
+
+
+def _since(scope: dict[str, Any]) -> int | None:
+    """The ``since`` version a reconnecting client puts in the socket's address, if any."""
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    values = query.get("since") or []
+    value = values[0] if values else ""
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 18 else None
 
 
 def _chat_load(message_id: int) -> ChatMessage | None:
     return ChatMessage.objects.filter(pk=message_id).first()
 
 
-def _load(match_id: int):
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What one message about a match is rendered from, read in one go."""
+
+    match: Match
+    seats: list[MatchSeat]
+    state: MatchState
+    presence: Presence
+    events: list[dict[str, Any]] | None  # since the version asked for; None if not all kept
+
+
+def _load(match_id: int, since: int | None) -> Loaded:
     from games.selectors import match_state_build
 
     match = Match.objects.select_related("table").get(pk=match_id)
     seats = list(MatchSeat.objects.filter(match=match).order_by("index"))
-    return match, seats, match_state_build(match=match)
+    events = (
+        None
+        if since is None
+        else match_events_since(match_id=match_id, since=since, until=match.version)
+    )
+    return Loaded(
+        match=match,
+        seats=seats,
+        state=match_state_build(match=match),
+        presence=presence_of(match_id=match_id),
+        events=events,
+    )
 
 
-def match_payload(match: Match, seats: list[MatchSeat], state, seat: int | None) -> dict[str, Any]:
-    """The JSON state of a match for one seat (None: a spectator), from the engine's view."""
+def match_payload(
+    match: Match,
+    seats: list[MatchSeat],
+    state: MatchState,
+    seat: int | None,
+    *,
+    presence: Presence | None = None,
+) -> dict[str, Any]:
+    """The JSON state of a match for one seat (None: a spectator), from the engine's view, with
+    the running turn clock and who is there."""
+    from games.services import match_clock
+
+    presence = presence or Presence(seats=frozenset(), spectators=0)
     return {
         "match": match.pk,
         "status": match.status,
         "seat": seat,
         "players": [
-            {"seat": s.index, "name": s.name, "computer": s.computer_level is not None}
+            {
+                "seat": s.index,
+                "name": s.name,
+                "computer": s.computer_level is not None,
+                "status": s.status,
+                "presence": presence.of(s),
+            }
             for s in seats
         ],
+        "spectators": presence.spectators,
+        "clock": match_clock(match=match, state=state, seats=seats),
         "view": match_view(state, seat),
     }
 

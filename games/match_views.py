@@ -10,6 +10,7 @@ from django.views.decorators.http import require_safe
 
 from games.chat import QUICK_PHRASES, chat_recent, phrase_text
 from games.models import Match, MatchSeat
+from games.presence import presence_of
 from games.rendering import chat_lines, render_table
 from games.selectors import match_state_build
 from games.tables import INVITED_SESSION_KEY, table_can_view
@@ -47,7 +48,8 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
             return redirect_to_login(request.get_full_path())
         raise PermissionDenied
     state = match_state_build(match=match)
-    table = render_table(match=match, seats=seats, state=state, seat=seat)
+    presence = presence_of(match_id=match.pk)
+    table = render_table(match=match, seats=seats, state=state, seat=seat, presence=presence)
     context = {
         "match": match,
         "table": table,

@@ -212,6 +212,15 @@ class Match(models.Model):
         on_delete=models.SET_NULL,
         related_name="imported_matches",
     )
+    clock_seconds = models.PositiveIntegerField(
+        _("turn clock (seconds)"),
+        null=True,
+        blank=True,
+        help_text=_("Time for each decision (R8.1), copied from the table; empty for no clock."),
+    )
+    # When the worker (games.autoplay) should next look at the match: a computer player's move,
+    # the next deal, or the end of a person's turn clock. Stored, so a restart loses nothing.
+    step_at = models.DateTimeField(_("next automatic step"), null=True, blank=True)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
@@ -230,6 +239,12 @@ class Match(models.Model):
             models.Index(fields=["-created_at"], name="games_match_created_idx"),
             models.Index(fields=["status", "-created_at"], name="games_match_status_idx"),
             models.Index(fields=["variant", "-created_at"], name="games_match_variant_idx"),
+            # The worker's one query: matches being played whose next step is due.
+            models.Index(
+                fields=["step_at"],
+                condition=Q(status="playing", step_at__isnull=False),
+                name="games_match_step_idx",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -238,6 +253,13 @@ class Match(models.Model):
 
 class MatchSeat(models.Model):
     """Who played a seat of a match, in play order after any R2.3 re-seating."""
+
+    class Status(models.TextChoices):
+        """Who decides for a person's seat (R8.1); a computer player's seat is always PLAYING."""
+
+        PLAYING = "playing", _("playing")
+        AWAY = "away", _("away")  # the clock ran out: the computer plays until he is back
+        LEFT = "left", _("left")  # he left the match to a computer player; he may come back
 
     match = models.ForeignKey(
         Match, verbose_name=_("match"), on_delete=models.CASCADE, related_name="seats"
@@ -256,6 +278,10 @@ class MatchSeat(models.Model):
         _("computer level"), max_length=10, choices=ComputerLevel, null=True, blank=True
     )
     name = models.CharField(_("name"), max_length=150, help_text=_("The name shown and recorded."))
+    status = models.CharField(_("status"), max_length=10, choices=Status, default=Status.PLAYING)
+    timeouts = models.PositiveIntegerField(
+        _("timeouts"), default=0, help_text=_("Decisions the computer took when the clock ran out.")
+    )
 
     class Meta:
         verbose_name = _("match seat")
@@ -471,3 +497,68 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name}: {self.text[:40]}"
+
+
+class MatchEvent(models.Model):
+    """The public facts of one change of a match, kept so that a client that reconnects gets the
+    events it missed (R8.2), and moderators can read what happened and when.
+
+    ``data`` is exactly what was broadcast: never a card still hidden from anyone (R8.3).
+    """
+
+    match = models.ForeignKey(
+        Match, verbose_name=_("match"), on_delete=models.CASCADE, related_name="events"
+    )
+    version = models.PositiveBigIntegerField(_("version"))
+    kind = models.CharField(_("kind"), max_length=32)
+    data = models.JSONField(_("data"), default=dict)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("match event")
+        verbose_name_plural = _("match events")
+        ordering = ["match", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "version"], name="games_matchevent_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match_id} v{self.version} {self.kind}"
+
+
+class MatchConnection(models.Model):
+    """One open socket watching or playing a match: who is connected (R8.2).
+
+    A row lives from the socket's connect to its disconnect; its consumer refreshes ``seen_at``
+    while it is open, so the rows of a server process that died stop counting after
+    ``games.presence.ALIVE_SECONDS`` and are swept by the worker.
+    """
+
+    match = models.ForeignKey(
+        Match, verbose_name=_("match"), on_delete=models.CASCADE, related_name="connections"
+    )
+    seat = models.PositiveSmallIntegerField(
+        _("seat"), null=True, blank=True, help_text=_("Empty for a spectator.")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    channel_name = models.CharField(_("channel"), max_length=200, unique=True)
+    connected_at = models.DateTimeField(_("connected at"), default=timezone.now)
+    seen_at = models.DateTimeField(_("last seen"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("match connection")
+        verbose_name_plural = _("match connections")
+        indexes = [
+            models.Index(fields=["match", "seat"], name="games_connection_match_idx"),
+            models.Index(fields=["seen_at"], name="games_connection_seen_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match_id} seat {self.seat} ({self.channel_name})"

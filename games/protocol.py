@@ -1,8 +1,9 @@
 """The WebSocket protocol of a match: one message shape, parsed strictly.
 
 Every message is a JSON object ``{"type": ..., "version": ..., "data": ...}`` (docs/protocol.md).
-Clients send ``action`` (with a ``client_seq``), ``resync``, ``ping`` and ``chat``; the server
-answers with ``state``, ``event``, ``ack``, ``error``, ``pong``, ``chat`` and ``chat_history``.
+Clients send ``action`` (with a ``client_seq``), ``resync`` (with ``since``, the last version seen),
+``ping``, ``chat``, ``back`` and ``leave``; the server answers with ``state``, ``event``, ``ack``,
+``error``, ``pong``, ``presence``, ``chat`` and ``chat_history``.
 Parsing never raises anything but :class:`ProtocolError`, whose code and message go back to the
 client in an error frame.
 """
@@ -57,7 +58,15 @@ class ChatRequest:
     phrase: str | None
 
 
-ClientMessage = ActionMessage | ResyncMessage | PingMessage | ChatRequest
+@dataclass(frozen=True, slots=True)
+class SeatMessage:
+    """``back``: "I'm back", the player takes his seat again; else ``leave``: he leaves the
+    match and a computer player plays his seat until he comes back (R8.1)."""
+
+    back: bool
+
+
+ClientMessage = ActionMessage | ResyncMessage | PingMessage | ChatRequest | SeatMessage
 
 
 def parse_client_message(text: str | None, *, seat: int | None) -> ClientMessage:
@@ -84,6 +93,10 @@ def parse_client_message(text: str | None, *, seat: int | None) -> ClientMessage
         return ResyncMessage(since=_optional_int(data.get("since"), "since"))
     if kind == "chat":
         return _chat_request(data, seat=seat)
+    if kind in ("back", "leave"):
+        if seat is None:
+            raise ProtocolError("not_seated", "spectators have no seat to leave or take back")
+        return SeatMessage(back=kind == "back")
     if kind != "action":
         raise ProtocolError("unknown_type", f"unknown message type {_shown(kind)}")
     client_seq = _int(data.get("client_seq"), "client_seq")

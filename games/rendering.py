@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
@@ -33,6 +34,7 @@ from games.engine import (
     sorted_hand,
 )
 from games.models import ChatMessage, Match, MatchSeat
+from games.presence import Presence
 
 #: Where each seat sits, by its distance in play order from the viewer (R1.3: anticlockwise).
 SEAT_POSITIONS: dict[int, tuple[str, ...]] = {
@@ -115,6 +117,9 @@ class SeatInfo:
     is_dealer: bool
     on_turn: bool
     is_computer: bool
+    presence: str  # computer, connected, away or gone (games.presence)
+    stand_in: bool  # a person's seat that the computer plays for now (away or left, R8.1)
+    has_clock: bool  # the turn clock below the seat runs for it
     hand_count: int
     tricks_won: int
     discard_count: int | None
@@ -185,6 +190,7 @@ def render_table(
     state: MatchState,
     seat: int | None,
     flash: str | None = None,
+    presence: Presence | None = None,
 ) -> str:
     """The ``#table`` fragment as ``seat`` sees it (``None``: a spectator, who sees no hand).
 
@@ -193,7 +199,9 @@ def render_table(
     """
     html = render_to_string(
         "games/_table.html",
-        table_context(match=match, seats=seats, state=state, seat=seat, flash=flash),
+        table_context(
+            match=match, seats=seats, state=state, seat=seat, flash=flash, presence=presence
+        ),
     )
     # The fragment goes to every seat after every move: drop the templates' indentation (a
     # browser collapses whitespace between tags to one space anyway, so nothing looks different).
@@ -212,9 +220,17 @@ def table_context(
     state: MatchState,
     seat: int | None,
     flash: str | None = None,
+    presence: Presence | None = None,
 ) -> dict[str, Any]:
-    """Everything ``games/_table.html`` shows, built from ``match_view(state, seat)`` only."""
+    """Everything ``games/_table.html`` shows, built from ``match_view(state, seat)`` only, and
+    of the seats their names, who is there (``presence``) and the running turn clock."""
+    from games.services import match_clock
+
     data = match_view(state, seat)
+    if presence is None:
+        presence = Presence(seats=frozenset(), spectators=0)  # nobody known to be there
+    clock = _clock_context(match_clock(match=match, state=state, seats=seats), match)
+    rows = {s.index: s for s in seats}
     hand = data["hand"]
     variant = get_variant(data["variant"])
     players = hand["players"]
@@ -240,6 +256,11 @@ def table_context(
                 is_dealer=index == hand["dealer"],
                 on_turn=index == to_act and not data["over"],
                 is_computer=index in computers,
+                presence=presence.of(rows[index]) if index in rows else "gone",
+                stand_in=index in rows
+                and index not in computers
+                and rows[index].status != MatchSeat.Status.PLAYING,
+                has_clock=clock is not None and clock["seat"] == index,
                 hand_count=count,
                 tricks_won=hand["tricks_won"][index],
                 discard_count=draw["discard_counts"][index] if draw else None,
@@ -307,6 +328,27 @@ def table_context(
         "team_play": variant.sides != players,
         "banner": banner,
         "flash": flash,
+        # The turn clock (R8.1): the page counts down to the deadline; None when none runs.
+        "clock": clock,
+        "spectators": presence.spectators,
+        # The viewer's own seat is played by the computer (away or left): offer it back.
+        "stand_in": seat is not None and seat_infos[seat].stand_in and not data["over"],
+        "your_status": rows[seat].status if seat is not None and seat in rows else None,
+        "can_leave": seat is not None and not data["over"] and match.status == "playing",
+    }
+
+
+def _clock_context(clock: dict[str, Any] | None, match: Match) -> dict[str, Any] | None:
+    """The clock as the page shows it: the time left now, which the browser counts down."""
+    if clock is None or match.step_at is None:
+        return None
+    left_ms = max(0, int((match.step_at - timezone.now()).total_seconds() * 1000))
+    seconds = clock["seconds"]
+    return {
+        **clock,
+        "remaining_ms": left_ms,
+        "remaining_seconds": -(-left_ms // 1000),
+        "fraction": f"{min(1.0, left_ms / (seconds * 1000)):.3f}",
     }
 
 

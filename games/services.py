@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
@@ -38,6 +38,7 @@ from games.engine import (
     next_hand,
     result_json,
     to_json,
+    view,
 )
 from games.events import match_event_on_commit
 from games.models import (
@@ -96,12 +97,13 @@ def match_create(
     seed: int | None = None,
     partner_draw: bool = False,
     table: Table | None = None,
+    clock_seconds: int | None = None,
 ) -> Match:
     """Draw the first Hakem (R2), store the match with its seats and deal hand 0.
 
     ``seats`` are in the order the players sat down. With ``partner_draw`` (R2.3, four players)
     they are re-seated so that the drawn partners sit opposite; the stored seats are in play order
-    after the re-seating.
+    after the re-seating. ``clock_seconds`` is the time for each decision (R8.1), None for none.
     """
     rules = get_variant(variant)
     if len(seats) != rules.players:
@@ -110,6 +112,10 @@ def match_create(
         raise ValueError(f"{rules.name} has no draw for partners (R2.3 is for four players)")
     if isinstance(target, int) and target > TARGET_MAX:
         raise ValueError(f"the target can be at most {TARGET_MAX} points")
+    if clock_seconds is not None and (
+        not isinstance(clock_seconds, int) or isinstance(clock_seconds, bool) or clock_seconds < 1
+    ):
+        raise ValueError("the turn clock must be a positive number of seconds, or None")
     if seed is None:
         seed = new_seed()
     if seed not in _SEED_RANGE:
@@ -130,11 +136,14 @@ def match_create(
             hakem_draw=draw.to_json(),
             status=Match.Status.PLAYING,
             scores=list(state.scores),
+            clock_seconds=clock_seconds,
             created_at=now,
             started_at=now,
         )
-        match_seats_store(match=match, seats=seated)
+        rows = match_seats_store(match=match, seats=seated)
         hand_store_new(match=match, number=0, state=state.hand, seed=state.hand_seed, at=now)
+        match.step_at = _step_at(match=match, state=state, seats=rows, now=now)
+        match.save(update_fields=["step_at"])
         match_event_on_commit(
             match_id=match.pk,
             version=match.version,
@@ -158,12 +167,13 @@ def match_apply_action(
     action: Action,
     expected_version: int | None = None,
 ) -> Match:
-    """Take one decision of the current hand (trump call, discard, keep or throw, card).
+    """A player takes one decision of the current hand (trump call, discard, keep or throw, card).
 
     ``seat`` is the seat of the player acting, and must be ``action.seat``. With
     ``expected_version`` the action is refused with :class:`StaleVersionError` unless the match
     is still at that version (a client acting on what it saw). An action the rules refuse raises
-    the engine's :class:`IllegalActionError` and nothing is written. Returns the match as stored.
+    the engine's :class:`IllegalActionError` and nothing is written. A player who was away or had
+    left is back by acting (R8.1). Returns the match as stored.
     """
     if action.seat != seat:
         raise IllegalActionError("you can only act for your own seat", seat=seat)
@@ -171,29 +181,53 @@ def match_apply_action(
         locked = _match_lock(match)
         if expected_version is not None and locked.version != expected_version:
             raise StaleVersionError(expected=expected_version, current=locked.version)
-        if locked.status != Match.Status.PLAYING:
-            raise MatchOverError()
+        _require_playing(locked)
         hands = list(Hand.objects.filter(match=locked).order_by("number"))
         before = match_state_build(match=locked, hands=hands)
-        after = match_apply(before, action)
-        now = timezone.now()
-        current = hands[-1]
-        hand_store_progress(hand=current, before=before.hand, after=after.hand, at=now)
-        locked.scores = list(after.scores)
-        if after.is_over:
-            locked.status = Match.Status.FINISHED
-            locked.winner_side = after.winner
-            locked.finished_at = now
-        locked.version += 1
-        locked.save(update_fields=["scores", "status", "winner_side", "finished_at", "version"])
-        match_event_on_commit(
-            match_id=locked.pk,
-            version=locked.version,
-            kind=action.kind,
-            data=_action_event_data(hand=current, before=before, after=after, action=action),
+        seats = _seats_of(locked)
+        extra: dict[str, Any] = {}
+        row = seats[seat]
+        if row.computer_level is None and row.status != MatchSeat.Status.PLAYING:
+            # Rolled back with the rest if the rules refuse the action.
+            row.status = MatchSeat.Status.PLAYING
+            row.save(update_fields=["status"])
+            extra["back"] = True
+        _apply_locked(
+            locked=locked, hands=hands, before=before, seats=seats, action=action, extra=extra
         )
-        autoplay_on_commit(locked.pk)
     return locked
+
+
+def _apply_locked(
+    *,
+    locked: Match,
+    hands: list[Hand],
+    before: MatchState,
+    seats: list[MatchSeat],
+    action: Action,
+    extra: dict[str, Any] | None = None,
+) -> MatchState:
+    """Apply one action to the locked match and store it, its new clock and its event."""
+    after = match_apply(before, action)
+    now = timezone.now()
+    current = hands[-1]
+    hand_store_progress(hand=current, before=before.hand, after=after.hand, at=now)
+    locked.scores = list(after.scores)
+    if after.is_over:
+        locked.status = Match.Status.FINISHED
+        locked.winner_side = after.winner
+        locked.finished_at = now
+    locked.version += 1
+    locked.step_at = _step_at(match=locked, state=after, seats=seats, now=now)
+    locked.save(
+        update_fields=["scores", "status", "winner_side", "finished_at", "version", "step_at"]
+    )
+    data = _action_event_data(hand=current, before=before, after=after, action=action)
+    match_event_on_commit(
+        match_id=locked.pk, version=locked.version, kind=action.kind, data=data | (extra or {})
+    )
+    autoplay_on_commit(locked.pk)
+    return after
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,23 +291,232 @@ def match_deal_next_hand(*, match: Match | int, expected_version: int | None = N
         locked = _match_lock(match)
         if expected_version is not None and locked.version != expected_version:
             raise StaleVersionError(expected=expected_version, current=locked.version)
-        if locked.status != Match.Status.PLAYING:
-            raise MatchOverError()
+        _require_playing(locked)
         hands = list(Hand.objects.filter(match=locked).order_by("number"))
-        state = next_hand(match_state_build(match=locked, hands=hands))
-        number = len(hands)
-        now = timezone.now()
-        hand_store_new(match=locked, number=number, state=state.hand, seed=state.hand_seed, at=now)
-        locked.version += 1
-        locked.save(update_fields=["version"])
-        match_event_on_commit(
-            match_id=locked.pk,
-            version=locked.version,
-            kind="hand_dealt",
-            data=_hand_dealt_data(number=number, state=state.hand),
+        _deal_locked(locked=locked, hands=hands, seats=_seats_of(locked))
+    return locked
+
+
+def _deal_locked(*, locked: Match, hands: list[Hand], seats: list[MatchSeat]) -> None:
+    state = next_hand(match_state_build(match=locked, hands=hands))
+    number = len(hands)
+    now = timezone.now()
+    hand_store_new(match=locked, number=number, state=state.hand, seed=state.hand_seed, at=now)
+    locked.version += 1
+    locked.step_at = _step_at(match=locked, state=state, seats=seats, now=now)
+    locked.save(update_fields=["version", "step_at"])
+    match_event_on_commit(
+        match_id=locked.pk,
+        version=locked.version,
+        kind="hand_dealt",
+        data=_hand_dealt_data(number=number, state=state.hand),
+    )
+    autoplay_on_commit(locked.pk)
+
+
+# -- the clock, away players and computer takeover (R8.1) ---------------------------------------
+
+
+def match_step(*, match: Match | int, now: datetime | None = None, rush: bool = False) -> bool:
+    """Take the match's automatic step if it is due: what the worker (``games.autoplay``) runs.
+
+    The step is the next deal, a computer player's move, the move of a person who is away or
+    left (the computer plays for him), or the end of a person's clock: then the computer decides
+    for him as the greedy baseline would and he is marked away (R8.1). A person's clock ends only
+    while some player of the match is connected; with nobody there it stops, and starts afresh
+    when a player comes back (:func:`match_clock_resume`), so a match can be left and resumed
+    (R8.2).
+
+    The step is taken under the match's row lock and only if ``step_at`` has passed, so two
+    workers (or a worker restarted mid-countdown) take it once. ``rush`` takes computer steps at
+    once, whatever their delay (tests); a person's clock is never rushed. Returns True when
+    something changed.
+    """
+    from games.bots import bot_action, greedy_action
+    from games.presence import humans_connected
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = _match_lock(match)
+        if locked.status != Match.Status.PLAYING or locked.step_at is None:
+            return False
+        if locked.step_at > now and not rush:
+            return False
+        hands = list(Hand.objects.filter(match=locked).order_by("number"))
+        state = match_state_build(match=locked, hands=hands)
+        seats = _seats_of(locked)
+        if state.awaiting_next_hand:
+            _deal_locked(locked=locked, hands=hands, seats=seats)
+            return True
+        seat = state.hand.to_act
+        if seat is None:  # nothing to decide: clear a stale step
+            locked.step_at = None
+            locked.save(update_fields=["step_at"])
+            return False
+        row = seats[seat]
+        own_view = view(state.hand, seat)  # no peeking: the computer sees what the seat sees
+        if row.computer_level is not None or row.status != MatchSeat.Status.PLAYING:
+            level = row.computer_level or _stand_in_level(locked)
+            action = bot_action(own_view, level=level)
+            _apply_locked(locked=locked, hands=hands, before=state, seats=seats, action=action)
+            return True
+        if locked.step_at > now:
+            return False  # a person's clock is never rushed
+        if not humans_connected(match_id=locked.pk, now=now):
+            # Nobody is there to wait for him: stop the clock until a player comes back.
+            locked.step_at = None
+            _bump(locked, kind="clock_stopped", data={"seat": seat}, fields=["step_at"])
+            return True
+        action = greedy_action(own_view)  # the greedy baseline decides for him (R8.1)
+        row.status = MatchSeat.Status.AWAY
+        row.timeouts += 1
+        row.save(update_fields=["status", "timeouts"])
+        _apply_locked(
+            locked=locked,
+            hands=hands,
+            before=state,
+            seats=seats,
+            action=action,
+            extra={"timeout": True},
         )
+        return True
+
+
+def match_seat_back(*, match: Match | int, seat: int) -> Match:
+    """A person who was away, or had left, takes his seat back ("I'm back", R8.1).
+
+    If it is his turn his clock starts afresh. Taking back a seat he holds already changes
+    nothing. Raises ``MatchOverError`` once the match is over.
+    """
+    with transaction.atomic():
+        locked = _match_lock(match)
+        _require_playing(locked)
+        seats = _seats_of(locked)
+        row = _person_seat(seats, seat)
+        if row.status == MatchSeat.Status.PLAYING:
+            return locked
+        row.status = MatchSeat.Status.PLAYING
+        row.save(update_fields=["status"])
+        state = match_state_build(match=locked)
+        if state.hand.to_act == seat and not state.awaiting_next_hand:
+            locked.step_at = _step_at(match=locked, state=state, seats=seats, now=timezone.now())
+        _bump(locked, kind="seat_back", data={"seat": seat}, fields=["step_at"])
+    return locked
+
+
+def match_seat_leave(*, match: Match | int, seat: int) -> Match:
+    """A person leaves a running match: a computer player plays his seat until he takes it back
+    (R8.1). Leaving twice changes nothing. Raises ``MatchOverError`` once the match is over."""
+    with transaction.atomic():
+        locked = _match_lock(match)
+        _require_playing(locked)
+        seats = _seats_of(locked)
+        row = _person_seat(seats, seat)
+        if row.status == MatchSeat.Status.LEFT:
+            return locked
+        row.status = MatchSeat.Status.LEFT
+        row.save(update_fields=["status"])
+        state = match_state_build(match=locked)
+        if state.hand.to_act == seat and not state.awaiting_next_hand:
+            locked.step_at = _step_at(match=locked, state=state, seats=seats, now=timezone.now())
+        _bump(locked, kind="seat_left", data={"seat": seat}, fields=["step_at"])
         autoplay_on_commit(locked.pk)
     return locked
+
+
+def match_clock_resume(*, match: Match | int) -> bool:
+    """Give a match whose clock stopped (nobody was connected) or that has no next step stored
+    its next step again; a player connecting calls this. Returns True when the step was set."""
+    with transaction.atomic():
+        locked = _match_lock(match)
+        if locked.status != Match.Status.PLAYING or locked.step_at is not None:
+            return False
+        state = match_state_build(match=locked)
+        seats = _seats_of(locked)
+        step_at = _step_at(match=locked, state=state, seats=seats, now=timezone.now())
+        if step_at is None:
+            return False
+        locked.step_at = step_at
+        seat = state.hand.to_act
+        if _clock_shown(match=locked, state=state, seats=seats):
+            _bump(locked, kind="clock_started", data={"seat": seat}, fields=["step_at"])
+        else:
+            locked.save(update_fields=["step_at"])
+        autoplay_on_commit(locked.pk)
+    return True
+
+
+def match_clock(*, match: Match, state: MatchState, seats: Sequence[MatchSeat]) -> dict | None:
+    """The running turn clock as clients show it: ``{"seat", "seconds", "deadline"}`` where
+    ``deadline`` is when the seat on turn runs out of time; None when no clock runs."""
+    if not _clock_shown(match=match, state=state, seats=seats) or match.step_at is None:
+        return None
+    return {
+        "seat": state.hand.to_act,
+        "seconds": match.clock_seconds,
+        "deadline": match.step_at.isoformat(),
+    }
+
+
+def _clock_shown(*, match: Match, state: MatchState, seats: Sequence[MatchSeat]) -> bool:
+    """Whether the decision pending is a person's, with a clock (not a computer's delay)."""
+    if match.status != Match.Status.PLAYING or not match.clock_seconds:
+        return False
+    if state.awaiting_next_hand or state.hand.to_act is None:
+        return False
+    row = seats[state.hand.to_act]
+    return row.computer_level is None and row.status == MatchSeat.Status.PLAYING
+
+
+def _step_at(
+    *, match: Match, state: MatchState, seats: Sequence[MatchSeat], now: datetime
+) -> datetime | None:
+    """When the match's next automatic step is due after a change made ``now``."""
+    from games.autoplay import bot_delay, next_hand_delay
+
+    if match.status != Match.Status.PLAYING or state.is_over:
+        return None
+    if state.awaiting_next_hand:
+        return now + timedelta(seconds=next_hand_delay())
+    seat = state.hand.to_act
+    if seat is None:
+        return None
+    row = seats[seat]
+    if row.computer_level is not None or row.status != MatchSeat.Status.PLAYING:
+        return now + timedelta(seconds=bot_delay())
+    if match.clock_seconds:
+        return now + timedelta(seconds=match.clock_seconds)
+    return None
+
+
+def _stand_in_level(match: Match) -> str:
+    """Who plays for a person who is away or left: the table's computer level."""
+    from games.bots import DEFAULT_LEVEL
+
+    table = Table.objects.filter(pk=match.table_id).values_list("computer_level", flat=True)
+    return table.first() or DEFAULT_LEVEL
+
+
+def _person_seat(seats: list[MatchSeat], seat: int) -> MatchSeat:
+    if not 0 <= seat < len(seats) or seats[seat].computer_level is not None:
+        raise IllegalActionError("that seat is not a person's", seat=seat)
+    return seats[seat]
+
+
+def _bump(locked: Match, *, kind: str, data: dict[str, Any], fields: list[str]) -> None:
+    """A change that is not a move (a seat's status, the clock): new version, event on commit."""
+    locked.version += 1
+    locked.save(update_fields=["version", *fields])
+    match_event_on_commit(match_id=locked.pk, version=locked.version, kind=kind, data=data)
+
+
+def _require_playing(locked: Match) -> None:
+    if locked.status != Match.Status.PLAYING:
+        raise MatchOverError()
+
+
+def _seats_of(locked: Match) -> list[MatchSeat]:
+    return list(MatchSeat.objects.filter(match=locked).order_by("index"))
 
 
 def _match_lock(match: Match | int) -> Match:

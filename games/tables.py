@@ -271,6 +271,7 @@ def _start(table: Table, seats: Sequence[Seat]) -> Match:
         seats=specs,
         partner_draw=table.partner_draw,
         table=table,
+        clock_seconds=table.turn_clock_seconds,
     )
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status"])

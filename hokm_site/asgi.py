@@ -14,10 +14,17 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack
 from channels.routing import ProtocolTypeRouter, URLRouter
+from django.conf import settings
 
 from accounts.channels_auth import TokenAuthMiddleware
 from games.routing import websocket_urlpatterns
 from hokm_site.websocket_security import OriginOrTokenValidator
+
+# Computer players, deals and turn clocks run in this process unless dedicated workers do them.
+if settings.HOKM_AUTOPLAY == "thread":
+    from games.autoplay import worker_thread_start
+
+    worker_thread_start()
 
 application = ProtocolTypeRouter(
     {

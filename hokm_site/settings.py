@@ -218,10 +218,11 @@ LOGGING = {
     },
 }
 
-# Computer players and the next deal (games/autoplay.py): "thread" in the server, "inline" or
-# "off" in tests. The delays make computer moves and hand ends readable for people.
+# The worker (games/autoplay.py): computer players, the next deal and turn clocks. "thread" runs
+# it in each server process, "worker" only in `manage.py hokm_worker` processes (as `make run`
+# does), "inline" or "off" in tests. The delays make computer moves and hand ends readable.
 HOKM_AUTOPLAY = os.environ.get("HOKM_AUTOPLAY", "thread")
-if HOKM_AUTOPLAY not in ("thread", "inline", "off"):
-    raise ImproperlyConfigured("HOKM_AUTOPLAY must be thread, inline or off.")
+if HOKM_AUTOPLAY not in ("thread", "worker", "inline", "off"):
+    raise ImproperlyConfigured("HOKM_AUTOPLAY must be thread, worker, inline or off.")
 HOKM_BOT_DELAY_SECONDS = float(os.environ.get("HOKM_BOT_DELAY_SECONDS", "0.7"))
 HOKM_NEXT_HAND_DELAY_SECONDS = float(os.environ.get("HOKM_NEXT_HAND_DELAY_SECONDS", "4"))

@@ -9,7 +9,9 @@
    - the hand sorted by suit or in dealt order, remembered in localStorage;
    - the discard step: exactly the right number of cards before the button can be pressed;
    - one action at a time until the next table arrives; the connection state; dismissing errors;
-   - the table chat: its forms send chat messages (no client_seq), the log stays scrolled down. */
+   - the table chat: its forms send chat messages (no client_seq), the log stays scrolled down;
+   - the turn clock counting down, "I'm back" and "Leave the match", and the version the page saw
+     when it reconnects. */
 (function () {
   "use strict";
 
@@ -99,6 +101,10 @@
       sendChat(form, event);
       return;
     }
+    if (form.dataset.seatForm) {
+      sendSeat(form, event);
+      return;
+    }
     var table = form.closest("#table");
     if (!table || table.classList.contains("is-sending")) {
       event.preventDefault();
@@ -145,6 +151,66 @@
       flash.replaceChildren();
     }
   });
+
+  /* "I'm back" and "Leave the match" (R8.1): {"type": "back"} or {"type": "leave"}, no client_seq
+     (taking the seat back twice, or leaving twice, changes nothing). Leaving asks first. */
+  function sendSeat(form, event) {
+    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+      event.preventDefault();
+      return;
+    }
+    var parameters = event.detail.parameters;
+    Object.keys(parameters).forEach(function (key) {
+      delete parameters[key];
+    });
+    parameters.type = form.dataset.seatForm;
+    event.detail.headers = null;
+  }
+
+  /* The turn clock (R8.1). The server renders the time left when it sent the table; counting
+     from the moment the table arrived keeps the browser's own clock out of it. */
+  var clockTimer = null;
+
+  function startClocks() {
+    var clocks = document.querySelectorAll("[data-clock]");
+    var arrived = performance.now();
+    clocks.forEach(function (clock) {
+      clock._hokmEnd = arrived + (parseInt(clock.dataset.remainingMs, 10) || 0);
+    });
+    window.clearInterval(clockTimer);
+    clockTimer = null;
+    if (clocks.length) {
+      tickClocks();
+      clockTimer = window.setInterval(tickClocks, 200);
+    }
+  }
+
+  function tickClocks() {
+    var now = performance.now();
+    document.querySelectorAll("[data-clock]").forEach(function (clock) {
+      var total = (parseInt(clock.dataset.seconds, 10) || 1) * 1000;
+      var left = Math.max(0, (clock._hokmEnd || now) - now);
+      clock.style.setProperty("--left", String(Math.min(1, left / total)));
+      clock.classList.toggle("is-low", left <= 5000);
+      var text = clock.querySelector("[data-clock-seconds]");
+      if (text) {
+        text.textContent = String(Math.ceil(left / 1000));
+      }
+    });
+  }
+
+  /* Reconnecting (htmx's ws extension retries with exponential backoff and full jitter), the page
+     names the last version it saw, so the server can tell what it missed. */
+  if (window.htmx) {
+    window.htmx.createWebSocket = function (url) {
+      var table = document.getElementById("table");
+      var version = table ? parseInt(table.dataset.version, 10) : NaN;
+      var address = isNaN(version) ? url : url + (url.indexOf("?") < 0 ? "?" : "&") + "since=" + version;
+      var socket = new WebSocket(address, []);
+      socket.binaryType = window.htmx.config.wsBinaryType;
+      return socket;
+    };
+  }
 
   /* The table chat (outside #table): its forms send {"type": "chat", "text"} or {"type": "chat",
      "phrase"} and nothing of an action. The log keeps to its bottom as messages arrive; on a
@@ -263,6 +329,7 @@
     applyHandOrder(root.dataset.handOrder);
     document.querySelectorAll(".discard-form").forEach(updateDiscard);
     updateChat();
+    startClocks();
   });
 
   applyHandOrder(storageGet(ORDER_KEY));
@@ -273,4 +340,5 @@
   updateChat();
   connection("connecting");
   document.querySelectorAll(".discard-form").forEach(updateDiscard);
+  startClocks();
 })();

@@ -59,11 +59,12 @@ async def connect(user, match_id: int, *, api: bool = True) -> WebsocketCommunic
 
 
 async def receive(communicator: WebsocketCommunicator) -> dict:
-    """The next frame but the chat history each socket gets after its first state (the chat has
-    its own tests, tests/live/test_chat.py)."""
+    """The next frame but the chat history each socket gets after its first state and the
+    presence frames sent as players connect (they have their own tests: tests/live/test_chat.py,
+    tests/live/test_presence.py)."""
     while True:
         frame = json.loads(await communicator.receive_from(timeout=5))
-        if frame["type"] != "chat_history":
+        if frame["type"] not in ("chat_history", "presence"):
             return frame
 
 

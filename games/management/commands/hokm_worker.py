@@ -1,0 +1,41 @@
+"""``python manage.py hokm_worker``: the worker that makes computer players move, deals the next
+hand and ends turn clocks (R8.1), for servers that do not run it in a thread (``HOKM_AUTOPLAY=
+worker``). Run one or more beside the Daphne processes; every deadline is in the database, so a
+worker can stop and start at any time and several never take a step twice (games/autoplay.py).
+"""
+
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from games.autoplay import POLL_SECONDS, Worker
+
+
+class Command(BaseCommand):
+    help = "Run the worker: computer moves, next deals and turn clocks, until stopped."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "--poll",
+            type=float,
+            default=POLL_SECONDS,
+            help=f"longest pause between two looks at the database (default {POLL_SECONDS} s)",
+        )
+
+    def handle(self, *args: Any, poll: float, **options: Any) -> None:
+        if poll <= 0:
+            self.stderr.write("--poll must be positive")
+            raise SystemExit(2)
+        worker = Worker(poll=poll)
+
+        def stop(signum: int, frame: Any) -> None:
+            worker.stop()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        self.stdout.write(f"hokm worker running (poll {poll} s); stop with Ctrl-C")
+        self.stdout.flush()
+        worker.run()
