@@ -12,7 +12,18 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from games.models import CardPlay, ChatMessage, Hand, Match, MatchSeat, Seat, Table, Trick
+from games.models import (
+    CardPlay,
+    ChatMessage,
+    Hand,
+    Match,
+    MatchConnection,
+    MatchEvent,
+    MatchSeat,
+    Seat,
+    Table,
+    Trick,
+)
 
 
 class ReadOnlyMixin:
@@ -71,7 +82,7 @@ class SeatAdmin(admin.ModelAdmin):
 
 class MatchSeatInline(ReadOnlyInline):
     model = MatchSeat
-    fields = ["index", "name", "user", "computer_level"]
+    fields = ["index", "name", "user", "computer_level", "status", "timeouts"]
     show_change_link = False
 
 
@@ -119,8 +130,8 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 @admin.register(MatchSeat)
 class MatchSeatAdmin(ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ["match", "index", "name", "user", "computer_level"]
-    list_filter = ["computer_level", "match__variant"]
+    list_display = ["match", "index", "name", "user", "computer_level", "status", "timeouts"]
+    list_filter = ["status", "computer_level", "match__variant"]
     search_fields = ["name", "user__username", "=match__id"]
     list_select_related = ["match", "user"]
 
@@ -187,3 +198,24 @@ class ChatMessageAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_select_related = ["match", "user"]
     date_hierarchy = "created_at"
     ordering = ["-match", "-created_at"]
+
+
+@admin.register(MatchEvent)
+class MatchEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """What happened in a match and when, in public terms: moves, timeouts (the computer played
+    for a player whose clock ran out), players leaving and coming back."""
+
+    list_display = ["match", "version", "kind", "created_at", "data"]
+    list_filter = ["kind", "created_at"]
+    search_fields = ["=match__id", "kind"]
+    list_select_related = ["match"]
+    ordering = ["-match", "version"]
+
+
+@admin.register(MatchConnection)
+class MatchConnectionAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Open sockets: who is connected to which match now."""
+
+    list_display = ["match", "seat", "user", "connected_at", "seen_at"]
+    search_fields = ["=match__id", "user__username"]
+    list_select_related = ["match", "user"]

@@ -56,10 +56,9 @@ def live_server_email_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("live-server-email")
 
 
-# Package scope: the server stops when this folder's tests are done. Two servers on one test
-# database with the in-memory channel layer would each run a worker whose events the other's
-# sockets never hear (the Redis layer has no such limit, as in production).
-@pytest.fixture(scope="package")
+# Session scope (pytest-playwright's base_url is session-scoped); the browser tests run last, after
+# the end-to-end tests' server has stopped (tests/e2e/conftest.py says why that matters).
+@pytest.fixture(scope="session")
 def live_server_url(
     django_db_setup, django_db_blocker, live_server_email_dir: Path, tmp_path_factory
 ) -> Iterator[str]:

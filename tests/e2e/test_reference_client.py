@@ -57,3 +57,42 @@ def test_a_bad_token_is_refused(live_server_url):
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code == 401
     assert json.load(refused.value)["error"]["code"] == "unauthorized"
+
+
+def test_reference_client_reconnects_and_catches_up_R8_2(live_server_url):
+    """The client drops its connection mid-match, reconnects naming the last version it saw, is
+    sent the events it missed, and plays on to the end."""
+    user = UserFactory()
+    _, token = token_create(user=user, name="reference client")
+    done = subprocess.run(
+        [sys.executable, "scripts/hokm_client.py", "--server", live_server_url]
+        + ["--token", token, "--variant", "hokm4", "--target", "1", "--drop-after", "3"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "dropping the connection at version" in done.stdout
+    assert "reconnecting in" in done.stdout
+    assert "match over" in done.stdout
+    match = Match.objects.get(seats__user=user)
+    assert match.status == Match.Status.FINISHED
+
+
+def test_backoff_grows_and_is_jittered():
+    import random
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import hokm_client
+    finally:
+        sys.path.pop(0)
+    rng = random.Random(7)
+    delays = [[hokm_client.backoff_delay(a, rng=rng) for _ in range(200)] for a in range(8)]
+    caps = [min(hokm_client.BACKOFF_CAP, hokm_client.BACKOFF_BASE * 2**a) for a in range(8)]
+    for attempt, (samples, cap) in enumerate(zip(delays, caps, strict=True)):
+        assert all(0 <= d <= cap for d in samples), attempt
+        assert len(set(samples)) == len(samples)  # jitter: no two clients wait alike
+        assert max(samples) > cap * 0.8  # and the cap is reached
+    assert caps[-1] == hokm_client.BACKOFF_CAP

@@ -29,6 +29,15 @@ class Command(BaseCommand):
         if poll <= 0:
             self.stderr.write("--poll must be positive")
             raise SystemExit(2)
+        from django.conf import settings
+
+        if "InMemory" in settings.CHANNEL_LAYERS["default"]["BACKEND"]:
+            # Its events would stay in this process: pages would not see computer moves or
+            # timeouts until they reload.
+            self.stderr.write(
+                "warning: the in-memory channel layer cannot reach the server's sockets; "
+                "set REDIS_URL (the server's own worker thread needs nothing)."
+            )
         worker = Worker(poll=poll)
 
         def stop(signum: int, frame: Any) -> None:
