@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import close_old_connections, transaction
@@ -37,6 +37,8 @@ DEFAULT_NEXT_HAND_DELAY = 4.0  # seconds to read the hand's result before the ne
 POLL_SECONDS = 0.2
 #: Matches taken per look; the rest wait for the next one, a moment later.
 BATCH = 50
+#: A step that failed is tried again this much later.
+FAILED_STEP_RETRY_SECONDS = 5.0
 #: How often dead sockets' presence rows are swept.
 SWEEP_EVERY_SECONDS = 60.0
 
@@ -110,6 +112,10 @@ def due_steps_run(*, now: datetime | None = None, limit: int = BATCH) -> int:
                 taken += 1
         except Exception:  # one broken match must not stop the others
             logger.exception("automatic step of match %s failed", match_id)
+            # Try it again later, so that matches that keep failing do not stay first in line.
+            Match.objects.filter(pk=match_id, step_at__lte=now).update(
+                step_at=now + timedelta(seconds=FAILED_STEP_RETRY_SECONDS)
+            )
     return taken
 
 
@@ -152,11 +158,14 @@ class Worker:
             wait = self.poll
             try:
                 close_old_connections()
-                if due_steps_run() >= BATCH:
+                taken = due_steps_run()
+                if taken >= BATCH:
                     continue  # more are due: no sleep
                 self._sweep()
                 until_next = next_step_in()
-                if until_next is not None:
+                # An overdue step this pass could not take (it failed) waits for the next poll:
+                # retrying it at once would spin and flood the log.
+                if until_next is not None and (taken or until_next > 0):
                     wait = min(wait, until_next)
             except Exception:  # the database is away: try again shortly, never die
                 logger.exception("worker pass failed")

@@ -355,6 +355,16 @@ def match_step(*, match: Match | int, now: datetime | None = None, rush: bool = 
             return False
         row = seats[seat]
         own_view = view(state.hand, seat)  # no peeking: the computer sees what the seat sees
+        if (
+            row.status == MatchSeat.Status.AWAY
+            and not rush
+            and not humans_connected(match_id=locked.pk, now=now)
+        ):
+            # He timed out and nobody is left at the table: wait for him rather than let the
+            # computer finish his match (R8.2). He left on purpose (LEFT): the computer plays on.
+            locked.step_at = None
+            _bump(locked, kind="clock_stopped", data={"seat": seat}, fields=["step_at"])
+            return True
         if row.computer_level is not None or row.status != MatchSeat.Status.PLAYING:
             level = row.computer_level or _stand_in_level(locked)
             action = bot_action(own_view, level=level)
