@@ -1,0 +1,40 @@
+"""Who may see a stored match, and how much of it (R8.3), for history, replays and records.
+
+One rule for every page that shows a match after the fact: a player of the match may always see
+it; anyone else where its table lets spectators in (a private table's only with its invite link
+opened in this browser, as the live page); an imported match only its importer. Staff see all.
+Hands are shown face up only once the match is over, to everyone, players included: while it is
+being played only the cards played are public (R8.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from games.models import Match, MatchSeat
+from games.tables import table_can_view
+
+
+def match_viewable(*, match: Match, user: Any, invited_table_ids: Iterable[int] = ()) -> bool:
+    """Whether ``user`` (possibly anonymous) may see ``match`` in history and replays."""
+    signed_in = getattr(user, "is_authenticated", False)
+    if signed_in and (user.is_staff or _seated(match, user)):
+        return True
+    if match.imported:
+        return signed_in and match.imported_by_id == user.pk
+    table = match.table
+    if table is None:
+        return True
+    return table.allow_spectators and table_can_view(
+        table=table, user=user if signed_in else None, invited_table_ids=invited_table_ids
+    )
+
+
+def match_revealed(match: Match) -> bool:
+    """Whether the match's hands may be shown face up: only once it is no longer being played."""
+    return match.status != Match.Status.PLAYING
+
+
+def _seated(match: Match, user: Any) -> bool:
+    return MatchSeat.objects.filter(match=match, user=user).exists()
