@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games import api, match_views, views
+from games import api, history_views, match_views, replay_views, views
 
 app_name = "games"
 
@@ -20,5 +20,10 @@ urlpatterns = [
     path("invite/<str:code>/", views.table_invite, name="table_invite"),
     path("play/computer/", views.play_computer, name="play_computer"),
     path("match/<int:match_id>/", match_views.match_page, name="match"),
+    path("history/", history_views.my_games, name="my_games"),
+    path("match/<int:match_id>/summary/", history_views.match_summary, name="match_summary"),
+    path("match/<int:match_id>/record/", history_views.match_record_download, name="match_record"),
+    path("match/<int:match_id>/replay/", replay_views.replay, name="replay"),
+    path("records/import/", replay_views.record_import, name="record_import"),
     path("api/matches/", api.match_start_against_computer, name="api_match_start"),
 ]
