@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 
 from accounts.models import User
-from accounts.selectors import player_record
+from accounts.stats import player_record
 from games.models import Match
 from games.services import SeatSpec, match_create
 from tests.accounts.players import make_player
@@ -88,8 +88,8 @@ def test_profile_page_shows_names_date_joined_and_record() -> None:
     assert "Roya K." in html
     assert "@roya" in html
     assert f"Playing since {date_format(roya.date_joined, 'DATE_FORMAT')}" in html
-    assert response.context["record"].played == 2
-    assert response.context["record"].won == 1
+    assert response.context["stats"].record.played == 2
+    assert response.context["stats"].record.won == 1
     assert "50%" in html
 
 
