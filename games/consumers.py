@@ -446,11 +446,22 @@ class Loaded:
     events: list[dict[str, Any]] | None  # since the version asked for; None if not all kept
 
 
+#: How many times ``_load`` reads a match that keeps changing before it sends what it read.
+_LOAD_ATTEMPTS = 3
+
+
 def _load(match_id: int, since: int | None) -> Loaded:
     from games.selectors import match_state_build
 
-    match = Match.objects.select_related("table").get(pk=match_id)
-    seats = list(MatchSeat.objects.filter(match=match).order_by("index"))
+    # The match is read in several queries, and a change that commits in between would show in
+    # the state under the older version (with its event missing from ``events``): read again
+    # until the version holds still. A bounded number of times: a change is rarely that quick.
+    for _ in range(_LOAD_ATTEMPTS):
+        match = Match.objects.select_related("table").get(pk=match_id)
+        seats = list(MatchSeat.objects.filter(match=match).order_by("index"))
+        state = match_state_build(match=match)
+        if Match.objects.filter(pk=match_id, version=match.version).exists():
+            break
     events = (
         None
         if since is None
@@ -459,7 +470,7 @@ def _load(match_id: int, since: int | None) -> Loaded:
     return Loaded(
         match=match,
         seats=seats,
-        state=match_state_build(match=match),
+        state=state,
         presence=presence_of(match_id=match_id),
         events=events,
     )

@@ -32,6 +32,21 @@ def _empty_cache() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _channel_layer_per_test() -> Iterator[None]:
+    """A new channel layer for each test, as each async test has its own event loop.
+
+    channels_redis keeps asyncio locks on the layer object; one still held when a test's loop
+    closes (its backup-queue cleaner task had not finished) is bound to that dead loop, and the
+    next test's first receive fails with "bound to a different event loop".
+    """
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings) -> None:
     """The real hasher is slow on purpose; tests hash passwords all the time."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
