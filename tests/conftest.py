@@ -32,6 +32,17 @@ def _empty_cache() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _language_reset() -> Iterator[None]:
+    """Each test starts in the default language: a request to a Persian page activates Persian
+    for the thread, and it would otherwise stay active in the tests that follow."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _channel_layer_per_test() -> Iterator[None]:
     """A new channel layer for each test, as each async test has its own event loop.
 
