@@ -48,3 +48,10 @@ $(DEV_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
 messages: $(RUNTIME_STAMP)
 	$(BIN)/python manage.py makemessages -l fa --no-location -i '.venv/*' -i 'staticfiles/*' -i 'tests/*'
 	$(BIN)/python manage.py compilemessages -l fa -i .venv -i staticfiles
+
+# The history and replay speed benchmark (docs/performance.md): fill the PostgreSQL database of
+# bench/ (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/hokm_bench) once, then time.
+.PHONY: bench-history
+bench-history: $(RUNTIME_STAMP)
+	$(BIN)/python -m bench.fill_history
+	$(BIN)/python -m bench.history_bench
