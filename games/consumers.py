@@ -403,24 +403,26 @@ def _access(match_id: int, user: Any, invited_table_ids: list[int]) -> int | Non
 def _connection_open(match_id: int, seat: int | None, user: Any, channel_name: str) -> bool:
     """Store the socket; a player connecting restarts a clock stopped while nobody was there and
     wakes the worker (a match whose computer players were waiting, after a restart, goes on).
-    Returns whether the seats' presence changed."""
+    Returns whether what the table shows of who is there changed: a seat connected, or the
+    number of spectators."""
     from games.autoplay import autoplay_kick
     from games.presence import connection_open
     from games.services import match_clock_resume
 
-    before = presence_of(match_id=match_id).seats
+    before = presence_of(match_id=match_id)
     connection_open(match_id=match_id, seat=seat, user=user, channel_name=channel_name)
     if seat is not None:
         match_clock_resume(match=match_id)
     autoplay_kick(match_id)
-    return seat is not None and seat not in before
+    return presence_of(match_id=match_id) != before
 
 
 def _connection_close(match_id: int, seat: int | None, channel_name: str) -> bool:
     from games.presence import connection_close
 
+    before = presence_of(match_id=match_id)
     connection_close(channel_name=channel_name)
-    return seat is not None and seat not in presence_of(match_id=match_id).seats
+    return presence_of(match_id=match_id) != before
 
 
 def _since(scope: dict[str, Any]) -> int | None:

@@ -160,7 +160,10 @@ async def test_spectators_are_counted_once_per_person_and_never_as_a_seat_R8_2()
     state = await frame_of_type(third_tab, "state")
     assert state["data"]["spectators"] == 2
     assert presences(state) == ["connected", "gone", "gone", "gone"]
-    # The next seat to arrive brings the count to everyone.
+    # Players hear of each change in the count: one spectator (his two tabs are one person),
+    # then two; then of the next seat to arrive.
+    counts = [(await frame_of_type(observer, "presence"))["data"]["spectators"] for _ in range(2)]
+    assert counts == [1, 2]
     player = await connect(users[1], match.pk)
     frame = await frame_of_type(observer, "presence")
     assert frame["data"]["spectators"] == 2
