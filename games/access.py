@@ -1,8 +1,9 @@
 """Who may see a stored match, and how much of it (R8.3), for history, replays and records.
 
-One rule for every page that shows a match after the fact: a player of the match may always see
-it; anyone else where its table lets spectators in (a private table's only with its invite link
-opened in this browser, as the live page); an imported match only its importer. Staff see all.
+One rule for every page and socket that shows a match, live or after the fact: a player of the
+match may always see it; anyone else where its table lets spectators in (a private table's only
+with its invite link opened in this browser); an imported match only its importer; a match whose
+table was deleted only its players. Staff see all.
 Hands are shown face up only once the match is over, to everyone, players included: while it is
 being played only the cards played are public (R8.3).
 """
@@ -25,7 +26,9 @@ def match_viewable(*, match: Match, user: Any, invited_table_ids: Iterable[int] 
         return signed_in and match.imported_by_id == user.pk
     table = match.table
     if table is None:
-        return True
+        # Every match played here has a table; one without is a table deleted since (by staff),
+        # whose privacy is unknown: its players only.
+        return False
     return table.allow_spectators and table_can_view(
         table=table, user=user if signed_in else None, invited_table_ids=invited_table_ids
     )

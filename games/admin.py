@@ -170,6 +170,17 @@ class HandAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_select_related = ["match"]
     inlines = [TrickInline, CardPlayInline]
 
+    #: The deal and the hidden choices: every holding and the stock (R8.3).
+    SECRET_FIELDS = ("deck", "discards", "keep_first", "seed")
+
+    def get_exclude(self, request: HttpRequest, obj: Hand | None = None) -> list[str]:
+        """While its match is being played a hand's cards are hidden from staff too: a moderator
+        may also be a player, and nobody needs the deal of a hand in play."""
+        excluded = list(super().get_exclude(request, obj) or [])
+        if obj is not None and obj.match.status == Match.Status.PLAYING:
+            excluded += self.SECRET_FIELDS
+        return excluded
+
 
 @admin.register(Trick)
 class TrickAdmin(ReadOnlyMixin, admin.ModelAdmin):

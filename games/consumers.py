@@ -24,6 +24,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import translation
 
+from games.access import match_viewable
 from games.engine import IllegalActionError, MatchState, match_view
 from games.events import match_events_since, match_group_name
 from games.lobby_consumers import scope_language
@@ -39,7 +40,7 @@ from games.protocol import (
     parse_client_message,
     server_message,
 )
-from games.tables import INVITED_SESSION_KEY, table_can_view
+from games.tables import INVITED_SESSION_KEY
 
 logger = logging.getLogger(__name__)
 
@@ -376,8 +377,8 @@ _ACCESS_MESSAGES = {
 def _access(match_id: int, user: Any, invited_table_ids: list[int]) -> int | None | str:
     """The seat of ``user`` at the match, None for a spectator, or why the socket is refused.
 
-    Spectators need a table that allows them; a private table's match also needs its invite link
-    opened in this browser (or the creator, or a seat at the table), as its table page does.
+    Spectators need what ``games.access.match_viewable`` asks: a table that allows them (a private
+    table's match also its invite link opened in this browser), the importer of an imported match.
     """
     match = Match.objects.select_related("table").filter(pk=match_id).first()
     if match is None:
@@ -389,13 +390,7 @@ def _access(match_id: int, user: Any, invited_table_ids: list[int]) -> int | Non
         )
         if seat is not None:
             return seat
-    table = match.table
-    if table is not None and (
-        not table.allow_spectators
-        or not table_can_view(
-            table=table, user=user if signed_in else None, invited_table_ids=invited_table_ids
-        )
-    ):
+    if not match_viewable(match=match, user=user, invited_table_ids=invited_table_ids):
         return "forbidden" if signed_in else "login_required"
     return None
 

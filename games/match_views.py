@@ -8,12 +8,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
+from games.access import match_viewable
 from games.chat import QUICK_PHRASES, chat_recent, phrase_text
 from games.models import Match, MatchSeat
 from games.presence import presence_of
 from games.rendering import chat_lines, render_table
 from games.selectors import match_state_build
-from games.tables import INVITED_SESSION_KEY, table_can_view
+from games.tables import INVITED_SESSION_KEY
 
 
 def match_viewer_seat(*, seats: list[MatchSeat], user: object) -> int | None:
@@ -24,14 +25,11 @@ def match_viewer_seat(*, seats: list[MatchSeat], user: object) -> int | None:
 
 
 def match_spectators_allowed(match: Match, request: HttpRequest) -> bool:
-    """Anyone may watch unless the match's table says no; a private table's match only with its
-    invite link opened in this browser (or as its creator, or seated at the table), the same rule
-    as the match's socket. A match with no table (imported) is open to everyone."""
-    table = match.table
-    if table is None:
-        return True
-    return table.allow_spectators and table_can_view(
-        table=table,
+    """Whether the viewer, not seated at the match, may watch it (``games.access``): where its
+    table lets spectators in, a private table's only with its invite link opened in this browser
+    (or as its creator, or seated at the table), the same rule as the match's socket."""
+    return match_viewable(
+        match=match,
         user=request.user,
         invited_table_ids=request.session.get(INVITED_SESSION_KEY, []),
     )

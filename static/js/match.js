@@ -125,6 +125,7 @@
     parameters.version = parseInt(table.dataset.version, 10);
     // The page needs no request headers over the socket; keep messages small.
     event.detail.headers = null;
+    sentAt = table.dataset.version;
     setPending(table, true);
   });
 
@@ -321,11 +322,24 @@
     }
   }
 
-  /* A new table or an error arrived: the player may act again. */
+  /* A new version of the table or an error arrived: the player may act again. The same version
+     sent again (someone connected or left) does not answer his move: he still waits. */
+  var sentAt = null;
+
   document.addEventListener("htmx:wsAfterMessage", function () {
     var table = document.getElementById("table");
     keepFlash();
-    setPending(table, false);
+    var flash = document.getElementById("flash");
+    var answered =
+      !table ||
+      table.dataset.version !== sentAt ||
+      (flash && flash.classList.contains("is-shown"));
+    if (answered) {
+      sentAt = null;
+      setPending(table, false);
+    } else {
+      setPending(table, true); // the new fragment came without the class
+    }
     applyHandOrder(root.dataset.handOrder);
     document.querySelectorAll(".discard-form").forEach(updateDiscard);
     updateChat();

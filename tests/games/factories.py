@@ -72,7 +72,8 @@ class MatchFactory(factory.Factory):
     target = 7
     seed = factory.Sequence(lambda n: 1000 + n)
     partner_draw = False
-    table = None
+    # Every match played on the site has a table: a public one that lets spectators in.
+    table = factory.LazyAttribute(lambda o: TableFactory(variant=o.variant))
     seats = factory.LazyAttribute(lambda o: seat_specs(o.variant))
 
     @classmethod

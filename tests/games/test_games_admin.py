@@ -3,12 +3,23 @@
 import pytest
 from django.urls import reverse
 
-from games.models import CardPlay, Hand, Match, MatchSeat, Seat, Table, Trick
+from games.models import (
+    CardPlay,
+    Hand,
+    Match,
+    MatchConnection,
+    MatchEvent,
+    MatchSeat,
+    Seat,
+    Table,
+    Trick,
+)
+from games.presence import connection_open
 from tests.games.factories import MatchFactory, SeatFactory, TableFactory, match_play
 
 pytestmark = pytest.mark.django_db
 
-MODELS = [Table, Seat, Match, MatchSeat, Hand, Trick, CardPlay]
+MODELS = [Table, Seat, Match, MatchSeat, Hand, Trick, CardPlay, MatchEvent, MatchConnection]
 
 
 @pytest.fixture
@@ -18,6 +29,7 @@ def history():
     SeatFactory(table=table, index=1, user=None, computer_level="hard")
     match = MatchFactory(seed=3, table=table)
     match_play(match, rng_seed=3, until=lambda s: len(s.hand.tricks) == 1)
+    connection_open(match_id=match.pk, seat=0, user=None, channel_name="test.admin")
     return match
 
 
@@ -52,3 +64,15 @@ def test_history_cannot_be_added_by_hand(admin_client):
 def test_table_can_be_added(admin_client):
     url = reverse("admin:games_table_add")
     assert admin_client.get(url).status_code == 200
+
+
+def test_the_deal_of_a_hand_in_play_is_hidden_from_staff_too_R8_3(admin_client, history):
+    hand = history.hands.get()
+    url = reverse("admin:games_hand_change", args=[hand.pk])
+    page = admin_client.get(url).content.decode()
+    assert hand.deck not in page
+    assert "cards dealt" not in page.lower()
+    # Once the match is over, the deal is history and shown.
+    Match.objects.filter(pk=history.pk).update(status=Match.Status.FINISHED)
+    page = admin_client.get(url).content.decode()
+    assert hand.deck in page

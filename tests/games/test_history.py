@@ -44,7 +44,7 @@ def seated_match(
         variant=variant,
         target=target,
         seats=seats,
-        table=table,
+        table=table or TableFactory(variant=variant),
         seed=7000 + rng_seed if seed is None else seed,
     )
     if play:

@@ -128,10 +128,23 @@ def test_private_table_match_needs_its_invite_link_to_watch(client, players):
     assert client.get(_url(match)).status_code == 200
 
 
-def test_imported_match_without_table_is_open_to_everyone(client, players):
+def test_an_imported_match_is_its_importers_only(client, players):
+    importer = UserFactory()
     match = _match(players, table=False)
-    assert client.get(_url(match)).status_code == 200
+    Match.objects.filter(pk=match.pk).update(imported=True, imported_by=importer)
+    assert client.get(_url(match)).status_code == 302  # to sign in
     client.force_login(UserFactory())
+    assert client.get(_url(match)).status_code == 403
+    client.force_login(importer)
+    assert client.get(_url(match)).status_code == 200
+
+
+def test_a_match_whose_table_was_deleted_is_its_players_only(client, players):
+    match = _match(players, private=True, allow_spectators=False)
+    match.table.delete()
+    client.force_login(UserFactory())
+    assert client.get(_url(match)).status_code == 403
+    client.force_login(players[1])
     assert client.get(_url(match)).status_code == 200
 
 
