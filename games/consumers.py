@@ -360,10 +360,10 @@ class MatchHtmlConsumer(_MatchConsumer):
         await self.send(text_data=html)
 
     async def send_error(self, code: str, message: str, *, client_seq: int | None = None) -> None:
-        from games.rendering import render_flash
+        from games.rendering import flash_text, render_flash
 
         with translation.override(self.language):
-            html = render_flash(message)
+            html = render_flash(flash_text(code, message))
         await self.send(text_data=html)
 
 

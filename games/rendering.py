@@ -208,6 +208,33 @@ def render_table(
     return mark_safe(_BETWEEN_TAGS.sub("> <", html.strip()))
 
 
+#: What the page says when a message is refused, by error code (docs/protocol.md), in the page's
+#: language; the engine's own reasons are English, for programs and logs.
+_FLASH_MESSAGES: dict[str, Promise] = {
+    "not_your_turn": _("It is not your turn."),
+    "wrong_phase": _("That cannot be done now."),
+    "hand_over": _("This hand is over."),
+    "match_over": _("The match is over."),
+    "card_not_held": _("You do not hold that card."),
+    "must_follow_suit": _("You must follow suit: play a card of the suit led (R4.2)."),
+    "invalid_discard": _("Choose the right number of cards from your first five."),
+    "invalid_trump": _("That is not a suit you can call."),
+    "stale_version": _("The table changed before your move arrived: look again and choose."),
+    "rate_limited": _("Too many messages: slow down."),
+    "server_error": _("The server could not take that. Try again."),
+    "not_seated": _("Spectators cannot play."),
+    "forbidden": _("This table does not allow spectators."),
+    "login_required": _("Sign in to watch or play this match."),
+    "not_found": _("There is no such match."),
+}
+
+
+def flash_text(code: str, message: str) -> str:
+    """The words the page shows for a refusal with this code (``message`` for an unknown one)."""
+    text = _FLASH_MESSAGES.get(code)
+    return str(text) if text is not None else message
+
+
 def render_flash(message: str) -> str:
     """The ``#flash`` fragment with an error for the player (escaped like all text)."""
     return render_to_string("games/_match_flash.html", {"flash": message, "oob": True})

@@ -300,6 +300,24 @@ def test_match_end_banner_names_the_winner_R7_1():
     spectator = check_table(state, None)
     assert f"{escape(NAMES[winner])} win the match" in spectator
     assert "The next hand follows on its own." not in spectator
+    # On to the replay and the hand-by-hand summary, for everyone.
+    match, _ = _match_row(state)
+    for html in (spectator, check_table(state, winner)):
+        assert f'href="/match/{match.pk}/replay/"' in html
+        assert f'href="/match/{match.pk}/summary/"' in html
+
+
+def test_a_refusal_is_shown_in_the_pages_language():
+    from django.utils import translation
+
+    from games.rendering import flash_text
+
+    assert flash_text("not_your_turn", "it is seat 2's turn") == "It is not your turn."
+    assert flash_text("no_such_code", "the reason given") == "the reason given"
+    with translation.override("fa"):
+        assert flash_text("must_follow_suit", "you hold a diamond") == (
+            "باید هم‌خال بازی کنید: کارتی از خالِ شروع‌شده بازی کنید (R4.2)."
+        )
 
 
 def test_names_are_escaped():
