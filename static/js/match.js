@@ -129,6 +129,19 @@
     setPending(table, true);
   });
 
+  /* A ws-send form never loads a page: a click before htmx has wired the form to the socket
+     would otherwise submit it as a plain GET and leave the table. htmx's own handler still sends
+     it once wired (it does not look at defaultPrevented). */
+  document.addEventListener(
+    "submit",
+    function (event) {
+      if (event.target.hasAttribute && event.target.hasAttribute("ws-send")) {
+        event.preventDefault();
+      }
+    },
+    true
+  );
+
   document.addEventListener("change", function (event) {
     var form = event.target.closest && event.target.closest(".discard-form");
     if (form) {

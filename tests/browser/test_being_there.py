@@ -691,7 +691,8 @@ def test_spectator_sees_tricks_and_score_never_a_hand_R8_3(people, shot) -> None
         }""",
         [some_card, current.version],
     )
-    expect(shirin.page.locator("#flash")).to_contain_text("spectators cannot act")
+    # In her page's language (Persian): "Spectators cannot play."
+    expect(shirin.page.locator("#flash")).to_contain_text("تماشاگران نمی‌توانند بازی کنند.")
     assert Match.objects.get(pk=match.pk).version == current.version
 
     # No frame her sockets received held a card still in someone's hand (the cards played are
