@@ -1,15 +1,27 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
+from django.forms import ModelForm
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import ApiToken, User
 
+# What makes an account staff or gives it powers: only superusers hand these out, so that a
+# moderator (accounts/roles.py) cannot raise himself or anyone else above a moderator.
+PRIVILEGE_FIELDS = ("is_superuser", "is_staff", "groups", "user_permissions")
+
 
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
+    """Superusers manage every account; moderators change players (for sanctions) and themselves.
+
+    For a non-superuser the privilege fields are read-only, and other staff accounts (whose
+    password he could otherwise reset and then log in with) cannot be changed at all.
+    """
+
     fieldsets = (
         *DjangoUserAdmin.fieldsets,
         (_("Table"), {"fields": ("display_name",)}),
@@ -18,8 +30,45 @@ class UserAdmin(DjangoUserAdmin):
         *DjangoUserAdmin.add_fieldsets,
         (_("Table"), {"fields": ("display_name",)}),
     )
-    list_display = ("username", "display_name", "email", "is_staff", "is_active")
+    list_display = (
+        "username",
+        "email",
+        "display_name",
+        "date_joined",
+        "last_login",
+        "is_active",
+        "is_staff",
+    )
     search_fields = ("username", "display_name", "email")
+    date_hierarchy = "date_joined"
+
+    def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> tuple[str, ...]:
+        readonly = tuple(super().get_readonly_fields(request, obj))
+        if request.user.is_superuser:
+            return readonly
+        return readonly + tuple(f for f in PRIVILEGE_FIELDS if f not in readonly)
+
+    def has_change_permission(self, request: HttpRequest, obj: User | None = None) -> bool:
+        if not super().has_change_permission(request, obj):
+            return False
+        if obj is None or request.user.is_superuser or obj.pk == request.user.pk:
+            return True
+        return not (obj.is_staff or obj.is_superuser)
+
+    def save_model(self, request: HttpRequest, obj: User, form: ModelForm, change: bool) -> None:
+        if not request.user.is_superuser:
+            self._refuse_privilege_change(obj, form)
+        super().save_model(request, obj, form, change)
+
+    @staticmethod
+    def _refuse_privilege_change(obj: User, form: ModelForm) -> None:
+        """The server-side guard behind the read-only fields, whatever the form holds."""
+        if set(form.changed_data) & set(PRIVILEGE_FIELDS):
+            raise PermissionDenied
+        stored = User.objects.filter(pk=obj.pk).values("is_superuser", "is_staff").first()
+        stored = stored or {"is_superuser": False, "is_staff": False}
+        if obj.is_superuser != stored["is_superuser"] or obj.is_staff != stored["is_staff"]:
+            raise PermissionDenied
 
 
 @admin.register(ApiToken)

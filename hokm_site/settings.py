@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "allauth",
     "allauth.account",
+    "allauth.mfa",
     "accounts",
     "games",
 ]
@@ -151,6 +152,11 @@ ACCOUNT_RATE_LIMITS = {
     # Password guessing: 5 failures per account per 5 minutes, 20 per client address per minute.
     "login_failed": "20/m/ip,5/5m/key",
 }
+# Two-factor authentication for anyone who wants it, staff above all: an authenticator app, with
+# recovery codes for a lost phone. The admin's login is allauth's (hokm_site/urls.py), so it asks
+# for the code too.
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+MFA_TOTP_ISSUER = "Hokm online"
 # Behind a reverse proxy every request comes from the proxy's address; count that many proxies
 # back along X-Forwarded-For so the per-address limits apply to the real client.
 ALLAUTH_TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)

@@ -1,10 +1,15 @@
 """Top-level URL routes. The admin's path comes from the ADMIN_URL setting."""
 
+from allauth.account.decorators import secure_admin_login
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
 from hokm_site import views
+
+# Staff sign in through allauth's login, which asks for the second factor of an account that has
+# one; Django's own admin login form would let a stolen password in without it.
+admin.site.login = secure_admin_login(admin.site.login)
 
 urlpatterns = [
     path("", views.home, name="home"),
