@@ -204,6 +204,11 @@ class Match(models.Model):
     scores = models.JSONField(_("scores"), default=list, help_text=_("Points per side."))
     winner_side = models.PositiveSmallIntegerField(_("winning side"), null=True, blank=True)
     imported = models.BooleanField(_("imported"), default=False)
+    voided = models.BooleanField(
+        _("voided"),
+        default=False,
+        help_text=_("Voided by a moderator: counts for no statistics and no rating."),
+    )
     imported_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("imported by"),
