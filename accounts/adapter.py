@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from allauth.account.adapter import DefaultAccountAdapter
+from django.http import HttpRequest, HttpResponse
 from django.utils.encoding import force_str
 from django.utils.translation import gettext
 
@@ -18,3 +21,18 @@ class AccountAdapter(DefaultAccountAdapter):
     def format_email_subject(self, subject: str) -> str:
         # allauth's default prefix is the request's host name ("[127.0.0.1:8000]").
         return f"[{gettext('Hokm online')}] {force_str(subject)}"
+
+    def pre_login(self, request: HttpRequest, user: Any, **kwargs: Any) -> HttpResponse | None:
+        """A suspended or banned player is not signed in: he gets the page saying why and until
+        when. Asked after the password is checked (so only the account's owner learns of the
+        sanction) and before any second factor."""
+        from allauth.account.internal.stagekit import clear_login
+
+        from accounts.middleware import blocked_response
+        from accounts.sanctions import blocked
+
+        sanction = blocked(user=user) if user.pk is not None else None
+        if sanction is not None:
+            clear_login(request)
+            return blocked_response(request, sanction)
+        return super().pre_login(request, user, **kwargs)

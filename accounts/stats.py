@@ -1,10 +1,10 @@
 """A player's statistics for the public profile, aggregated in the database.
 
 Every count is over the matches a user sat in as a person that were played to the end on this
-site: matches still being played, abandoned ones and imported game records (``Match.imported``)
-are left out. Each group of statistics is one aggregating query whatever the number of matches
-and hands, so :func:`player_stats` makes four queries for a player with no match or with ten
-thousand, and reads a bounded number of rows.
+site: matches still being played, abandoned ones, imported game records (``Match.imported``)
+and matches a moderator voided (``Match.voided``) are left out. Each group of statistics is one
+aggregating query whatever the number of matches and hands, so :func:`player_stats` makes four
+queries for a player with no match or with ten thousand, and reads a bounded number of rows.
 
 A *side* is a team in the four-player game (seats s and s + 2, R1.4) and a single seat otherwise
 (``Variant.side_of``); ``Match.winner_side`` and ``Hand.winner_side`` name sides.
@@ -146,9 +146,10 @@ def _seat_side() -> Case:
 
 
 def finished_seats(*, user: User) -> QuerySet[MatchSeat]:
-    """The seats ``user`` played in matches finished on this site, each with its ``side``."""
+    """The seats ``user`` played in matches finished on this site, each with its ``side``; a
+    match a moderator voided counts for nothing."""
     return MatchSeat.objects.filter(
-        user=user, match__status=Match.Status.FINISHED, match__imported=False
+        user=user, match__status=Match.Status.FINISHED, match__imported=False, match__voided=False
     ).annotate(side=_seat_side())
 
 
@@ -234,6 +235,7 @@ def favourite_partner(*, user: User) -> Partner | None:
             match_seats__match__variant__in=_PARTNERSHIP_VARIANTS,
             match_seats__match__status=Match.Status.FINISHED,
             match_seats__match__imported=False,
+            match_seats__match__voided=False,
             match_seats__match__seats__user=user,
             match_seats__match__seats__index=opposite,
         )

@@ -12,6 +12,8 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from accounts.enforcement import play_banned_message
+from accounts.sanctions import play_banned
 from accounts.tokens import user_for_token
 from games.engine import DEFAULT_TARGET, VARIANTS
 from games.tables import TableError, play_against_computer
@@ -48,6 +50,9 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
         return _error(400, "bad_variant", f"variant must be one of {', '.join(VARIANTS)}")
     if not isinstance(target, int) or isinstance(target, bool) or not 1 <= target <= MAX_TARGET:
         return _error(400, "bad_target", f"target must be a whole number from 1 to {MAX_TARGET}")
+    sanction = play_banned(user=user)
+    if sanction is not None:
+        return _error(403, "play_banned", play_banned_message(sanction))
     try:
         match = play_against_computer(user=user, variant=variant, target=target)
     except TableError as error:

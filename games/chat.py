@@ -21,6 +21,8 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
+from accounts.enforcement import muted_message
+from accounts.sanctions import muted
 from games.events import match_group_name
 from games.models import ChatMessage, Match, MatchSeat
 
@@ -88,11 +90,15 @@ def chat_post(
 
     Exactly one of ``text`` (free text) and ``phrase`` (a code of :data:`QUICK_PHRASES`) is given.
     Raises :class:`ChatError`: ``not_seated`` (spectators read only), ``bad_message``,
-    ``chat_empty``, ``chat_too_long``, ``unknown_phrase``, ``chat_rate_limited``.
+    ``chat_empty``, ``chat_too_long``, ``unknown_phrase``, ``chat_rate_limited``, ``muted`` (a
+    moderator's mute in force: the message, in the active language, says until when and why).
     """
     match_id = match.pk if isinstance(match, Match) else int(match)
     if seat is None or not getattr(user, "is_authenticated", False):
         raise ChatError("not_seated", "only the players can write in the chat")
+    mute = muted(user=user)
+    if mute is not None:
+        raise ChatError("muted", muted_message(mute))
     if (text is None) == (phrase is None):
         raise ChatError("bad_message", "send either a text or a quick phrase")
     if phrase is not None:

@@ -24,6 +24,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import translation
 
+from accounts.enforcement import blocked_message, user_group_name
+from accounts.sanctions import blocked
 from games.access import match_viewable
 from games.engine import IllegalActionError, MatchState, match_view
 from games.events import match_events_since, match_group_name
@@ -68,6 +70,8 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
         self.last_version = -1
         self.tokens, self.refilled, self.refused = float(RATE_BURST), time.monotonic(), 0
         await self.accept()
+        if await self.refuse_if_blocked():
+            return
         session = self.scope.get("session")
         invited = session.get(INVITED_SESSION_KEY, []) if session is not None else []
         access = await database_sync_to_async(_access)(
@@ -80,6 +84,10 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
             return
         self.seat = access
         await self.channel_layer.group_add(match_group_name(self.match_id), self.channel_name)
+        self.user_group = user_socket_group(self.scope)
+        if self.user_group is not None:
+            # A suspension or ban reaches this socket there and closes it (``user_blocked``).
+            await self.channel_layer.group_add(self.user_group, self.channel_name)
         changed = await database_sync_to_async(_connection_open)(
             self.match_id, self.seat, self.scope.get("user"), self.channel_name
         )
@@ -102,6 +110,8 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
         await self.channel_layer.group_discard(match_group_name(self.match_id), self.channel_name)
+        if getattr(self, "user_group", None) is not None:
+            await self.channel_layer.group_discard(self.user_group, self.channel_name)
         changed = await database_sync_to_async(_connection_close)(
             self.match_id, self.seat, self.channel_name
         )
@@ -184,6 +194,22 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
             await self.send_error(error.code, error.message)
         # The new state reaches every socket of the match as an event.
 
+    async def refuse_if_blocked(self) -> bool:
+        """Close a socket of a suspended or banned player at once, saying why; True if closed."""
+        message = await database_sync_to_async(blocked_text)(
+            self.scope.get("user"), getattr(self, "language", None)
+        )
+        if message is None:
+            return False
+        await self.send_error("blocked", message)
+        await self.close(code=CLOSE_FORBIDDEN)
+        return True
+
+    async def user_blocked(self, event: dict[str, Any]) -> None:
+        """The player was suspended or banned: tell him why and until when, then close
+        (channel-layer handler; ``accounts.enforcement.sanction_enforce`` sends it)."""
+        await self.refuse_if_blocked()
+
     async def match_presence(self, event: dict[str, Any]) -> None:
         """Someone connected or went: show who is there (channel-layer handler)."""
         await self.render_presence()
@@ -191,14 +217,19 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
     async def chat(self, message: ChatRequest) -> None:
         from games.chat import ChatError, chat_post
 
+        def post() -> None:
+            # The refusal of a muted player is in this socket's language.
+            with translation.override(getattr(self, "language", None)):
+                chat_post(
+                    match=self.match_id,
+                    user=self.scope.get("user"),
+                    seat=self.seat,
+                    text=message.text,
+                    phrase=message.phrase,
+                )
+
         try:
-            await database_sync_to_async(chat_post)(
-                match=self.match_id,
-                user=self.scope.get("user"),
-                seat=self.seat,
-                text=message.text,
-                phrase=message.phrase,
-            )
+            await database_sync_to_async(post)()
         except ChatError as error:
             await self.send_chat_error(error.code, error.message)
         # The message itself comes back to every socket of the match, this one included, as a
@@ -353,10 +384,17 @@ class MatchHtmlConsumer(_MatchConsumer):
         await self.send(text_data=html)
 
     async def send_chat_error(self, code: str, message: str) -> None:
+        from django.template.loader import render_to_string
+
         from games.rendering import render_chat_error
 
         with translation.override(self.language):
-            html = render_chat_error(code)
+            if code == "muted":  # the server's words: they say until when and why
+                html = render_to_string(
+                    "games/_chat_error.html", {"chat_error": message, "oob": True}
+                )
+            else:
+                html = render_chat_error(code)
         await self.send(text_data=html)
 
     async def send_error(self, code: str, message: str, *, client_seq: int | None = None) -> None:
@@ -365,6 +403,25 @@ class MatchHtmlConsumer(_MatchConsumer):
         with translation.override(self.language):
             html = render_flash(flash_text(code, message))
         await self.send(text_data=html)
+
+
+def user_socket_group(scope: dict[str, Any]) -> str | None:
+    """The channel-layer group of the signed-in user of a socket (None for a visitor)."""
+    user = scope.get("user")
+    if not getattr(user, "is_authenticated", False):
+        return None
+    return user_group_name(user.pk)
+
+
+def blocked_text(user: Any, language: str | None) -> str | None:
+    """Why and until when ``user`` is kept out, in ``language``; None if he is not."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    sanction = blocked(user=user)
+    if sanction is None:
+        return None
+    with translation.override(language):
+        return blocked_message(sanction)
 
 
 _ACCESS_MESSAGES = {

@@ -161,7 +161,11 @@ def history_seats(*, user: Any, filters: HistoryFilters) -> QuerySet[MatchSeat]:
     if filters.variant:
         seats = seats.filter(match__variant=filters.variant)
     if filters.result is not None:
-        finished = Q(match__status=Match.Status.FINISHED, match__winner_side__isnull=False)
+        finished = Q(
+            match__status=Match.Status.FINISHED,
+            match__winner_side__isnull=False,
+            match__voided=False,
+        )
         won = Q(match__winner_side=F("my_side"))
         seats = seats.filter(finished & (won if filters.result == "won" else ~won))
     if filters.partner:
@@ -221,7 +225,8 @@ def _history_row(mine: MatchSeat, *, viewer_id: int) -> HistoryRow:
     others = [_player(s, viewer_id=viewer_id) for s in match.seats.all() if s.index != mine.index]
     scores = list(match.scores) or [0] * variant.sides
     result: Result | None = None
-    if match.status == Match.Status.FINISHED and match.winner_side is not None:
+    # A voided match stays listed but has no result (a moderator took it out of the statistics).
+    if match.status == Match.Status.FINISHED and match.winner_side is not None and not match.voided:
         result = "won" if match.winner_side == side else "lost"
     return HistoryRow(
         match=match,

@@ -29,6 +29,8 @@ from games.tables import (
 
 #: Close code for a table that does not exist or that this person may not see (private).
 CLOSE_NOT_FOUND = 4404
+#: Close code for a suspended or banned player's socket.
+CLOSE_FORBIDDEN = 4403
 
 
 def scope_language(scope: dict[str, Any]) -> str:
@@ -50,17 +52,59 @@ def scope_site_url(scope: dict[str, Any]) -> str:
     return f"{scheme}://{host}" if host else ""
 
 
-class LobbyConsumer(AsyncWebsocketConsumer):
+class _UserSocket(AsyncWebsocketConsumer):
+    """A page socket of a signed-in user listens on his own group too: a suspension or ban
+    closes it at once (``user_blocked``), and a blocked player cannot open one."""
+
+    user_group: str | None = None
+
+    async def refuse_if_blocked(self) -> bool:
+        """Accept and close at once (code 4403) a socket of a blocked player; True if so."""
+        if not await database_sync_to_async(_blocked)(self.scope.get("user")):
+            return False
+        # Accept first so that the close code reaches the browser (a refused handshake has none).
+        await self.accept()
+        await self.close(code=CLOSE_FORBIDDEN)
+        return True
+
+    async def join_user_group(self) -> None:
+        user = self.scope.get("user")
+        if getattr(user, "is_authenticated", False):
+            from accounts.enforcement import user_group_name
+
+            self.user_group = user_group_name(user.pk)
+            await self.channel_layer.group_add(self.user_group, self.channel_name)
+
+    async def disconnect(self, code: int) -> None:
+        if self.user_group is not None:
+            await self.channel_layer.group_discard(self.user_group, self.channel_name)
+
+    async def user_blocked(self, event: dict[str, Any]) -> None:
+        """The player was suspended or banned (``accounts.enforcement.sanction_enforce``)."""
+        await self.close(code=CLOSE_FORBIDDEN)
+
+
+def _blocked(user: Any) -> bool:
+    from accounts.sanctions import blocked
+
+    return getattr(user, "is_authenticated", False) and blocked(user=user) is not None
+
+
+class LobbyConsumer(_UserSocket):
     """``ws/lobby/``: the list of open public tables, re-sent whenever one changes."""
 
     async def connect(self) -> None:
         self.language = scope_language(self.scope)
+        if await self.refuse_if_blocked():
+            return
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        await self.join_user_group()
         await self.accept()
         await self.send_tables()
 
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+        await super().disconnect(code)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """The lobby only listens; whatever a client sends is ignored."""
@@ -79,7 +123,7 @@ class LobbyConsumer(AsyncWebsocketConsumer):
             )
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class TableConsumer(_UserSocket):
     """``ws/table/<id>/``: the seats of one table for this viewer, re-sent on every join or
     leave; once the match starts, a fragment that takes the page to the match."""
 
@@ -88,6 +132,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.group = table_group_name(self.table_id)
         self.language = scope_language(self.scope)
         self.site_url = scope_site_url(self.scope)
+        if await self.refuse_if_blocked():
+            return
         if not await self._may_view():
             # Accept first so that the close code reaches the browser (a refused handshake
             # carries none); htmx does not reconnect after a 4xxx close.
@@ -95,11 +141,13 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.join_user_group()
         await self.accept()
         await self.send_seats()
 
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(self.group, self.channel_name)
+        await super().disconnect(code)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Seats are taken and left through the page's forms; the socket only listens."""

@@ -558,6 +558,7 @@ _CHAT_ERRORS = {
     "chat_too_long": _("A message may hold at most 200 characters."),
     "unknown_phrase": _("There is no such quick phrase."),
     "not_seated": _("Only the players can write in the chat."),
+    "muted": _("You are muted in the chat."),
 }
 
 

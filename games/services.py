@@ -217,6 +217,7 @@ def _apply_locked(
         locked.status = Match.Status.FINISHED
         locked.winner_side = after.winner
         locked.finished_at = now
+        _quitters_penalise_on_commit(locked.pk)
     locked.version += 1
     locked.step_at = _step_at(match=locked, state=after, seats=seats, now=now)
     locked.save(
@@ -228,6 +229,18 @@ def _apply_locked(
     )
     autoplay_on_commit(locked.pk)
     return after
+
+
+def _quitters_penalise_on_commit(match_id: int) -> None:
+    """Once the finished match is stored, give its quitters their play bans (issue 6)."""
+
+    def penalise() -> None:
+        # Imported here: accounts.moderation imports the games app.
+        from accounts.moderation import quitters_penalise
+
+        quitters_penalise(match_id=match_id)
+
+    transaction.on_commit(penalise, robust=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,6 +57,16 @@ class TableError(Exception):
         super().__init__(message)
 
 
+def _require_may_play(user: User) -> None:
+    """Refuse a player kept from playing: a suspension, a ban or a play ban for quitting."""
+    from accounts.enforcement import play_banned_message
+    from accounts.sanctions import play_banned
+
+    sanction = play_banned(user=user)
+    if sanction is not None:
+        raise TableError(play_banned_message(sanction))
+
+
 def table_group_name(table_id: int) -> str:
     """The channel-layer group of the people looking at one table before its match."""
     return f"table.{table_id}"
@@ -95,6 +105,7 @@ def table_create(
 
     An empty ``name`` becomes "<player>'s table".
     """
+    _require_may_play(user)
     if variant not in VARIANTS:
         raise TableError(_("Choose one of the variants offered."))
     if not isinstance(target, int) or not TARGET_MIN <= target <= TARGET_MAX:
@@ -142,6 +153,7 @@ def table_join_seat(*, table: Table, user: User, seat_index: int) -> Match | Non
 
     Returns the match when this was the last empty seat: the match starts at once.
     """
+    _require_may_play(user)
     with transaction.atomic():
         locked = _table_lock(table)
         _require_open(locked)
@@ -194,6 +206,7 @@ def table_start(*, table: Table, user: User) -> Match:
     Only at a table that fills empty seats with computer players (``fill_with_computer``);
     other tables start by themselves once every seat is taken.
     """
+    _require_may_play(user)
     with transaction.atomic():
         locked = _table_lock(table)
         _require_open(locked)
@@ -221,6 +234,7 @@ def play_against_computer(
 ) -> Match:
     """One click: a private table with ``user`` at seat 0 and medium computer players in the
     other seats, its match started at once."""
+    _require_may_play(user)
     with transaction.atomic():
         table = table_create(
             user=user,

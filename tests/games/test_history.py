@@ -442,14 +442,15 @@ ALL_FILTERS = {
 @pytest.mark.parametrize("query", [{}, ALL_FILTERS])
 def test_query_count_is_fixed(signed_in, me, friend, rival, django_assert_num_queries, query):
     seated_match(me, rival, friend, COMPUTER, play=False)
-    # session, user, the count, the page, the page's seats, the usernames to suggest
-    with django_assert_num_queries(6):
+    # session, user, his sanctions (accounts.middleware), the count, the page, the page's seats,
+    # the usernames to suggest
+    with django_assert_num_queries(7):
         small = signed_in.get(URL, query)
     for _ in range(HISTORY_PAGE_SIZE + 5):
         seated_match(me, rival, friend, COMPUTER, play=False)
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         large = signed_in.get(URL, query)
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(6):
         fragment = signed_in.get(URL, query | {"page": "2"}, headers={"HX-Request": "true"})
     assert len(listed(small)) == 1
     assert len(listed(large)) == HISTORY_PAGE_SIZE and len(listed(fragment)) == 6
@@ -461,11 +462,11 @@ def test_query_count_with_a_result_is_fixed(
 ):
     _finished_mix(me, friend, rival)
     query = {"result": result, "date_to": "2100-01-01"}
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         before = listed(signed_in.get(URL, query))
     for _ in range(HISTORY_PAGE_SIZE + 5):
         seated_match(me, rival, friend, COMPUTER, play=False)
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         after = listed(signed_in.get(URL, query))
     assert before and after == before
 

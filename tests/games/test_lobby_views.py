@@ -102,8 +102,9 @@ def test_the_lobby_takes_a_fixed_number_of_queries(count, django_assert_num_quer
         table_join_seat(table=table, user=UserFactory(), seat_index=1)
     client = logged_in(user)
 
-    # session, user, tables + seats with users, the user's matches + their seats, matches to watch
-    with django_assert_num_queries(7):
+    # session, user, his sanctions (accounts.middleware), tables + seats with users, the user's
+    # matches + their seats, matches to watch
+    with django_assert_num_queries(8):
         response = client.get(reverse("games:lobby"))
 
     assert response.status_code == 200

@@ -159,11 +159,11 @@ def test_page_only_reads(client, players):
 
 
 def test_page_query_count_is_pinned(client, players, django_assert_num_queries):
-    # Session, user, match with its table, seats, hands, the current hand's plays, who is
-    # connected (R8.2), the chat.
+    # Session, user, his sanctions (accounts.middleware), match with its table, seats, hands, the
+    # current hand's plays, who is connected (R8.2), the chat.
     match = _match(players)
     client.force_login(players[0])
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         assert client.get(_url(match)).status_code == 200
     client.logout()
     with django_assert_num_queries(6):
@@ -175,5 +175,5 @@ def test_page_query_count_does_not_grow_with_the_match(client, players, django_a
     match = MatchFactory(variant="hokm4", seats=seats, table=TableFactory())
     match_play(match, rng_seed=2, until=lambda s: s.hand_number >= 2 and len(s.hand.tricks) >= 3)
     client.force_login(players[3])
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         assert client.get(_url(match)).status_code == 200

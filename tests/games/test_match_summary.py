@@ -242,9 +242,10 @@ def test_query_count_does_not_grow_with_hands(
     short = seated_match(*people, target=1, rng_seed=5)
     assert short.hands.count() == 1
     client.force_login(people[0])
-    # session, user, the match, "is he seated?" (games.access), the seats, the hands
-    with django_assert_num_queries(6):
+    # session, user, his sanctions (accounts.middleware), the match, "is he seated?"
+    # (games.access), the seats, the hands
+    with django_assert_num_queries(7):
         client.get(url(short))
-    with django_assert_num_queries(6):
+    with django_assert_num_queries(7):
         response = client.get(url(long_match))
     assert len(hand_rows(response.content.decode())) == long_match.hands.count()

@@ -150,8 +150,9 @@ def test_query_count_does_not_grow_with_hands(client, people, django_assert_num_
     long = seated_match(*people, target=5, rng_seed=3)
     assert long.hands.count() > 3 * short.hands.count()
     client.force_login(people[0])
-    # session, user, the match, "is he seated?", then the record: seats, hands, plays
-    with django_assert_num_queries(7):
+    # session, user, his sanctions, the match, "is he seated?", then the record: seats, hands,
+    # plays
+    with django_assert_num_queries(8):
         client.get(url(short))
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(8):
         client.get(url(long))

@@ -399,7 +399,7 @@ def test_query_count_is_pinned_whatever_the_length_of_the_match(client, django_a
     for match in (short, long):
         with django_assert_num_queries(4):
             assert client.get(_url(match)).status_code == 200
-    client.force_login(users[0])
+    client.force_login(users[0])  # then also his sanctions (accounts.middleware)
     for match in (short, long):
-        with django_assert_num_queries(7):
+        with django_assert_num_queries(8):
             assert client.get(_url(match)).status_code == 200

@@ -1,0 +1,115 @@
+"""What a sanction does at once, and the words that tell a player why and until when.
+
+``accounts.moderation`` writes a sanction and, after its commit, calls :func:`sanction_enforce`:
+a suspension or a ban closes the player's open sockets (every match, lobby and table consumer of
+a signed-in user listens on the channel-layer group :func:`user_group_name`), gives each of his
+seats in running matches to a computer player. His sessions are not searched for (the session
+store is not indexed by user): ``accounts.middleware`` signs him out on his next request. What
+stops him later (signing in, chatting, playing) asks ``accounts.sanctions`` at that moment, so
+nothing here has to be undone when a sanction ends or is lifted.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.utils import formats, timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import Sanction, User
+
+logger = logging.getLogger(__name__)
+
+#: The channel-layer message type a consumer of the blocked user handles in ``user_blocked``.
+USER_BLOCKED_TYPE = "user.blocked"
+
+
+def user_group_name(user_id: int) -> str:
+    """The channel-layer group of every socket a signed-in user has open."""
+    return f"user.{user_id}"
+
+
+def sanction_until(sanction: Sanction) -> str:
+    """When the sanction ends, in the active language and the site's time zone."""
+    if sanction.ends_at is None:
+        return _("further notice")
+    return formats.date_format(timezone.localtime(sanction.ends_at), "DATETIME_FORMAT")
+
+
+def blocked_message(sanction: Sanction) -> str:
+    """Why a suspended or banned player is kept out, and until when."""
+    if sanction.kind == Sanction.Kind.BAN:
+        text = _("Your account is banned until %(until)s: %(reason)s")
+    else:
+        text = _("Your account is suspended until %(until)s: %(reason)s")
+    return text % {"until": sanction_until(sanction), "reason": sanction.reason}
+
+
+def muted_message(sanction: Sanction) -> str:
+    """Why a muted player's chat message is refused, and until when."""
+    return _("You are muted in the chat until %(until)s: %(reason)s") % {
+        "until": sanction_until(sanction),
+        "reason": sanction.reason,
+    }
+
+
+def play_banned_message(sanction: Sanction) -> str:
+    """Why a player may not start or join a match, and until when."""
+    if sanction.kind in (Sanction.Kind.SUSPEND, Sanction.Kind.BAN):
+        return blocked_message(sanction)
+    return _("You may not play until %(until)s: %(reason)s") % {
+        "until": sanction_until(sanction),
+        "reason": sanction.reason,
+    }
+
+
+def sanction_enforce(sanction: Sanction) -> None:
+    """Give a sanction just written its immediate effects (call it after the commit).
+
+    A suspension or a ban, if in force now: the player's sockets close (code 4403, after a
+    message saying why and until when), his seats in running matches go to computer players and
+    he stands up from tables still waiting for players.
+    Other kinds take effect when the player next does what they forbid.
+    """
+    from accounts.sanctions import blocked
+
+    if sanction.kind not in (Sanction.Kind.SUSPEND, Sanction.Kind.BAN):
+        return
+    if blocked(user=sanction.user_id) is None:
+        return  # lifted, ended or not yet started: nothing to enforce now
+    _seats_to_computer(sanction.user_id)
+    _tables_leave(sanction.user)
+    layer = get_channel_layer()
+    if layer is None:
+        logger.warning("no channel layer: sockets of user %s not closed", sanction.user_id)
+        return
+    async_to_sync(layer.group_send)(user_group_name(sanction.user_id), {"type": USER_BLOCKED_TYPE})
+
+
+def _seats_to_computer(user_id: int) -> None:
+    from games.engine import IllegalActionError
+    from games.models import Match, MatchSeat
+    from games.services import match_seat_leave
+
+    seats = MatchSeat.objects.filter(user_id=user_id, match__status=Match.Status.PLAYING).exclude(
+        status=MatchSeat.Status.LEFT
+    )
+    for match_id, index in seats.values_list("match_id", "index"):
+        try:
+            match_seat_leave(match=match_id, seat=index)
+        except IllegalActionError:  # the match ended meanwhile
+            logger.info("match %s ended before user %s's seat was given up", match_id, user_id)
+
+
+def _tables_leave(user: User) -> None:
+    """Free the seats he holds at open tables, so that they do not wait for him."""
+    from games.models import Table
+    from games.tables import TableError, table_leave_seat
+
+    for table in Table.objects.filter(seats__user=user, status=Table.Status.OPEN).distinct():
+        try:
+            table_leave_seat(table=table, user=user)
+        except TableError:  # the match started meanwhile: his match seat was given up above
+            logger.info("table %s started before user %s stood up", table.pk, user.pk)

@@ -1,0 +1,73 @@
+"""Keep a suspended or banned player out of the site on whatever request he makes next."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.contrib.auth import logout
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import Resolver404, resolve
+
+from accounts.enforcement import blocked_message, sanction_until
+from accounts.models import Sanction
+from accounts.sanctions import BLOCKING, longest, sanctions_for_request
+
+
+class BlockedUserMiddleware:
+    """Sign out a player whose suspension or ban is in force and show him why and until when.
+
+    A sanction takes effect at once even on sessions opened before it: the moderation services
+    cannot reach every session store, so each request checks, in one indexed query whose rows stay
+    on ``request.sanctions``. Goes after ``AuthenticationMiddleware``, which sets ``request.user``.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            # One query gives what the page needs of his sanctions (the context processor of
+            # accounts.context_processors reads them here too).
+            request.sanctions = sanctions_for_request(user=user)
+            sanction = longest(request.sanctions, BLOCKING)
+            if sanction is not None:
+                logout(request)
+                return blocked_response(request, sanction)
+            if _rename_first(request):
+                return redirect("accounts:rename")
+        return self.get_response(request)
+
+
+#: Pages a player under a forced rename may still open: the rename itself, his sanctions and
+#: appeal, signing out.
+_RENAME_FREE = ("accounts:rename", "accounts:my_sanctions", "accounts:appeal_sanction")
+
+
+def _rename_first(request: HttpRequest) -> bool:
+    """A forced rename is in force and this is a page he should not see before choosing a name
+    (full-page GETs only: forms posted and htmx fragments are left alone)."""
+    if request.method != "GET" or request.headers.get("HX-Request"):
+        return False
+    if longest(request.sanctions, [Sanction.Kind.RENAME]) is None:
+        return False
+    try:
+        name = resolve(request.path_info).view_name
+    except Resolver404:
+        return False
+    return name not in _RENAME_FREE and name != "account_logout"
+
+
+def blocked_response(request: HttpRequest, sanction: Sanction) -> HttpResponse:
+    """The page that tells a kept-out player why and until when (403)."""
+    return render(
+        request,
+        "accounts/blocked.html",
+        {
+            "sanction": sanction,
+            "blocked_message": blocked_message(sanction),
+            "until": sanction_until(sanction),
+        },
+        status=403,
+    )
