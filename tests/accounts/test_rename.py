@@ -1,0 +1,80 @@
+"""A forced rename (issue 6): until the player picks a new name, every page leads to the rename
+page; the new name follows the sign-up rules; the rename ends the sanction and is logged."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group
+from django.urls import reverse
+
+from accounts.models import ModerationLogEntry, Sanction, User
+from accounts.moderation import sanction_apply
+from accounts.roles import MODERATORS_GROUP
+from tests.games.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+RENAME_URL = reverse("accounts:rename")
+
+
+@pytest.fixture
+def renamed(monkeypatch):
+    monkeypatch.setattr("accounts.enforcement.sanction_enforce", lambda sanction: None)
+    moderator = UserFactory(username="mod1", is_staff=True)
+    moderator.groups.add(Group.objects.get_or_create(name=MODERATORS_GROUP)[0])
+    player = UserFactory(username="rude_name")
+    sanction_apply(
+        moderator=moderator, user=player, kind=Sanction.Kind.RENAME, reason="offensive name"
+    )
+    return player
+
+
+def test_every_page_leads_to_the_rename_page_until_he_renames(client, renamed):
+    client.force_login(renamed)
+    for url in (reverse("games:lobby"), reverse("games:my_games"), "/"):
+        response = client.get(url)
+        assert response.status_code == 302 and response["Location"] == RENAME_URL, url
+    page = client.get(RENAME_URL)
+    assert page.status_code == 200
+    assert "offensive name" in page.content.decode()
+    # His sanctions and the appeal stay in reach.
+    assert client.get(reverse("accounts:my_sanctions")).status_code == 200
+
+
+@pytest.mark.parametrize("name", ["ab", "the_admin", "rude_name", "bad name!"])
+def test_a_new_name_must_follow_the_rules_and_be_new(client, renamed, name):
+    UserFactory(username="taken_one")
+    client.force_login(renamed)
+    response = client.post(RENAME_URL, {"username": name})
+    assert response.status_code == 400
+    assert 'role="alert"' in response.content.decode()
+    assert User.objects.get(pk=renamed.pk).username == "rude_name"
+
+
+def test_a_taken_name_is_refused(client, renamed):
+    UserFactory(username="taken_one")
+    client.force_login(renamed)
+    response = client.post(RENAME_URL, {"username": "TAKEN_one"})
+    assert response.status_code == 400
+    assert User.objects.get(pk=renamed.pk).username == "rude_name"
+
+
+def test_renaming_ends_the_sanction_and_is_logged(client, renamed):
+    client.force_login(renamed)
+    response = client.post(RENAME_URL, {"username": "kind_name"})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("accounts:profile", kwargs={"username": "kind_name"})
+    assert User.objects.get(pk=renamed.pk).username == "kind_name"
+    sanction = Sanction.objects.get(user=renamed, kind=Sanction.Kind.RENAME)
+    assert sanction.ends_at is not None
+    entry = ModerationLogEntry.objects.filter(target=renamed, action="rename_done").get()
+    assert entry.details == {"old": "rude_name", "new": "kind_name"}
+    assert client.get(reverse("games:lobby")).status_code == 200
+    # Nothing left to rename: the page sends him to his settings.
+    assert client.get(RENAME_URL).status_code == 302
+
+
+def test_without_a_rename_the_page_is_not_in_the_way(client):
+    client.force_login(UserFactory())
+    assert client.get(reverse("games:lobby")).status_code == 200
+    assert client.get(RENAME_URL)["Location"] == reverse("accounts:settings")
