@@ -518,7 +518,8 @@ def play_ban_minutes(earlier_quits: int) -> int:
 
 
 def quitters_penalise(*, match_id: int, now: datetime | None = None) -> list[Sanction]:
-    """Give a play ban to each person who left finished match ``match_id`` and never came back.
+    """Give a play ban to each person who abandoned finished match ``match_id``: he left his seat
+    and never came back, or he was away (his clock ran out) and gone at its end.
 
     The ban grows with the player's earlier play bans of the last 30 days (lifted ones do not
     count): :func:`play_ban_minutes`. Calling it again for the same match gives nothing more.
@@ -528,9 +529,20 @@ def quitters_penalise(*, match_id: int, now: datetime | None = None) -> list[San
     match = Match.objects.filter(pk=match_id, status=Match.Status.FINISHED, imported=False).first()
     if match is None:
         return []
-    quitters = MatchSeat.objects.filter(
-        match=match, status=MatchSeat.Status.LEFT, user__isnull=False
-    ).order_by("index")
+    from games.presence import presence_of
+
+    # He left his seat to the computer and never took it back; or his clock ran out (away) and
+    # he was gone when the match ended. Someone away but still at the table was only slow.
+    here = presence_of(match_id=match.pk, now=now).seats
+    quitters = [
+        seat
+        for seat in MatchSeat.objects.filter(
+            match=match,
+            status__in=[MatchSeat.Status.LEFT, MatchSeat.Status.AWAY],
+            user__isnull=False,
+        ).order_by("index")
+        if seat.status == MatchSeat.Status.LEFT or seat.index not in here
+    ]
     given: list[Sanction] = []
     for seat in quitters:
         with transaction.atomic():

@@ -712,3 +712,24 @@ def test_a_player_banned_mid_match_gets_no_play_ban_for_it(dariush: User) -> Non
     )
     assert quit_a_match(dariush, now=now) == []
     assert not Sanction.objects.filter(user=dariush, kind=Sanction.Kind.PLAY_BAN).exists()
+
+
+def test_a_player_away_and_gone_at_the_end_is_a_quitter_one_still_there_is_not(
+    roya: User, dariush: User
+) -> None:
+    """Both timed out (away, R8.1); Roya is still connected when the match ends, Dariush is
+    gone: only Dariush abandoned it."""
+    from games.presence import connection_open
+
+    match = new_match(roya, dariush, computers=2)
+    MatchSeat.objects.filter(match=match, user__in=[roya, dariush]).update(
+        status=MatchSeat.Status.AWAY
+    )
+    connection_open(
+        match_id=match.pk, seat=seat_of(match, roya), user=roya, channel_name="test.roya"
+    )
+    finish(match)
+
+    bans = quitters_penalise(match_id=match.pk)
+
+    assert [ban.user for ban in bans] == [dariush]
