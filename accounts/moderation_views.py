@@ -4,6 +4,7 @@ player and log pages. Views check access, call accounts.moderation, and redirect
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from functools import wraps
 
 from django.contrib import messages
@@ -267,6 +268,7 @@ def report_detail(request: HttpRequest, report_id: int) -> HttpResponse:
         "moderation/report.html",
         {
             "report": report,
+            "chat_lines": _chat_lines(report.chat),
             "replay_url": replay_anchor(report),
             "sanctions": player.sanctions.select_related("moderator").order_by("-starts_at"),
             "notes": player.moderator_notes.select_related("author"),
@@ -276,6 +278,19 @@ def report_detail(request: HttpRequest, report_id: int) -> HttpResponse:
             "note_form": NoteForm(),
         },
     )
+
+
+def _chat_lines(lines: list[dict]) -> list[dict]:
+    """The chat copied into a report, each line's time as a date the template can format."""
+    shown = []
+    for line in lines:
+        at = line.get("at")
+        try:
+            when = datetime.fromisoformat(at) if isinstance(at, str) else None
+        except ValueError:
+            when = None
+        shown.append({**line, "when": when})
+    return shown
 
 
 def _labelled(entries) -> list[ModerationLogEntry]:
