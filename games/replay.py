@@ -282,7 +282,7 @@ def _face_html(text: str, language: str | None) -> str:
 
 
 def _texts() -> dict[str, str]:
-    """The sentences the script fills in, translated here (``%(name)s`` placeholders)."""
+    """The sentences the script fills in, translated here (with ``%(name)s`` fields)."""
     return {
         "deal": _("Hand %(hand)s: the deal. %(hakem)s is the Hakem, trump is %(trump)s."),
         "deal_no_trump": _("Hand %(hand)s: the deal. %(hakem)s is the Hakem."),
