@@ -7,10 +7,9 @@ from functools import partial
 
 from django.contrib import messages
 from django.http import HttpRequest
-from django.template.defaultfilters import date as date_filter
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.enforcement import play_banned_message
 from accounts.models import Sanction
 from accounts.roles import is_moderator
 from accounts.sanctions import BLOCKING, longest, sanctions_for_request
@@ -52,20 +51,6 @@ def _moderation(request: HttpRequest) -> dict[str, object]:
         if match is not None and match.view_name == "games:lobby":
             ban = longest(rows, [*BLOCKING, Sanction.Kind.PLAY_BAN])
             if ban is not None:
-                messages.warning(request, play_ban_notice(ban))
+                messages.warning(request, play_banned_message(ban))
     # Moderators are staff accounts (accounts.roles): nobody else costs the header a query.
     return {"is_moderator": partial(is_moderator, user) if user.is_staff else False}
-
-
-def play_ban_notice(sanction) -> str:
-    """Why and until when the player may not play."""
-    if sanction.ends_at is None:
-        return _("You may not play: %(kind)s (%(reason)s).") % {
-            "kind": sanction.get_kind_display(),
-            "reason": sanction.reason,
-        }
-    return _("You may not play until %(end)s: %(kind)s (%(reason)s).") % {
-        "end": date_filter(timezone.localtime(sanction.ends_at), "DATETIME_FORMAT"),
-        "kind": sanction.get_kind_display(),
-        "reason": sanction.reason,
-    }

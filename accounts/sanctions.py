@@ -18,17 +18,17 @@ from accounts.models import Sanction, User
 BLOCKING = (Sanction.Kind.SUSPEND, Sanction.Kind.BAN)
 
 
+def _in_force(now: datetime) -> Q:
+    """Started by ``now`` and not yet ended (lifted sanctions are filtered apart)."""
+    return Q(starts_at__lte=now) & (Q(ends_at__isnull=True) | Q(ends_at__gt=now))
+
+
 def sanctions_in_force(
     *, user: User | int, kinds: Iterable[str] | None = None, now: datetime | None = None
 ) -> QuerySet[Sanction]:
     """The player's sanctions in force at ``now``, newest first."""
     now = now or timezone.now()
-    rows = Sanction.objects.filter(
-        Q(ends_at__isnull=True) | Q(ends_at__gt=now),
-        user=user,
-        starts_at__lte=now,
-        lifted_at__isnull=True,
-    )
+    rows = Sanction.objects.filter(_in_force(now), user=user, lifted_at__isnull=True)
     if kinds is not None:
         rows = rows.filter(kind__in=list(kinds))
     return rows.order_by("-starts_at", "-pk")
@@ -38,11 +38,8 @@ def sanction_in_force(
     *, user: User | int, kinds: Iterable[str], now: datetime | None = None
 ) -> Sanction | None:
     """The sanction of one of ``kinds`` in force that lasts longest, or None."""
-    rows = list(sanctions_in_force(user=user, kinds=kinds, now=now))
-    if not rows:
-        return None
-    # No end outlasts any end.
-    return max(rows, key=lambda s: (s.ends_at is None, s.ends_at or s.starts_at))
+    kinds = list(kinds)
+    return longest(sanctions_in_force(user=user, kinds=kinds, now=now), kinds, now)
 
 
 def blocked(*, user: User | int, now: datetime | None = None) -> Sanction | None:
@@ -63,11 +60,11 @@ def play_banned(*, user: User | int, now: datetime | None = None) -> Sanction | 
 def sanctions_for_request(*, user: User | int, now: datetime | None = None) -> list[Sanction]:
     """In one query, what every page needs to know of a player: his sanctions in force and his
     warnings not seen yet (``BlockedUserMiddleware`` keeps them on the request)."""
-    now = now or timezone.now()
-    in_force = Q(starts_at__lte=now) & (Q(ends_at__isnull=True) | Q(ends_at__gt=now))
     unseen_warning = Q(kind=Sanction.Kind.WARN, seen_at__isnull=True)
     return list(
-        Sanction.objects.filter(in_force | unseen_warning, user=user, lifted_at__isnull=True)
+        Sanction.objects.filter(
+            _in_force(now or timezone.now()) | unseen_warning, user=user, lifted_at__isnull=True
+        )
     )
 
 
