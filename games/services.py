@@ -411,39 +411,34 @@ def match_seat_back(*, match: Match | int, seat: int) -> Match:
     If it is his turn his clock starts afresh. Taking back a seat he holds already changes
     nothing. Raises ``MatchOverError`` once the match is over.
     """
-    with transaction.atomic():
-        locked = _match_lock(match)
-        _require_playing(locked)
-        seats = _seats_of(locked)
-        row = _person_seat(seats, seat)
-        if row.status == MatchSeat.Status.PLAYING:
-            return locked
-        row.status = MatchSeat.Status.PLAYING
-        row.save(update_fields=["status"])
-        state = match_state_build(match=locked)
-        if state.hand.to_act == seat and not state.awaiting_next_hand:
-            locked.step_at = _step_at(match=locked, state=state, seats=seats, now=timezone.now())
-        _bump(locked, kind="seat_back", data={"seat": seat}, fields=["step_at"])
-    return locked
+    return _seat_status_set(match=match, seat=seat, status=MatchSeat.Status.PLAYING)
 
 
 def match_seat_leave(*, match: Match | int, seat: int) -> Match:
     """A person leaves a running match: a computer player plays his seat until he takes it back
     (R8.1). Leaving twice changes nothing. Raises ``MatchOverError`` once the match is over."""
+    return _seat_status_set(match=match, seat=seat, status=MatchSeat.Status.LEFT)
+
+
+def _seat_status_set(*, match: Match | int, seat: int, status: str) -> Match:
+    """Who decides for a person's seat now: he (PLAYING) or a computer player (LEFT). If it is
+    that seat's turn, its next step is scheduled afresh: his clock, or the computer's move."""
     with transaction.atomic():
         locked = _match_lock(match)
         _require_playing(locked)
         seats = _seats_of(locked)
         row = _person_seat(seats, seat)
-        if row.status == MatchSeat.Status.LEFT:
+        if row.status == status:
             return locked
-        row.status = MatchSeat.Status.LEFT
+        row.status = status
         row.save(update_fields=["status"])
         state = match_state_build(match=locked)
         if state.hand.to_act == seat and not state.awaiting_next_hand:
             locked.step_at = _step_at(match=locked, state=state, seats=seats, now=timezone.now())
-        _bump(locked, kind="seat_left", data={"seat": seat}, fields=["step_at"])
-        autoplay_on_commit(locked.pk)
+        kind = "seat_left" if status == MatchSeat.Status.LEFT else "seat_back"
+        _bump(locked, kind=kind, data={"seat": seat}, fields=["step_at"])
+        if status == MatchSeat.Status.LEFT:
+            autoplay_on_commit(locked.pk)  # the computer may be on turn for him now
     return locked
 
 
