@@ -28,7 +28,7 @@ from games.engine import (
     get_variant,
     new_hand,
 )
-from games.models import CardPlay, Hand, Match, MatchSeat, deck_from_text
+from games.models import CardPlay, Hand, Match, deck_from_text
 
 #: (seat, card text) of one stored play, in the order the hand was played.
 PlayRow = tuple[int, str]
@@ -141,21 +141,3 @@ def _stored_result(hand: Hand, *, next_hakem: int) -> HandResult:
         hakem_kot=hand.hakem_kot,
         next_hakem=next_hakem,
     )
-
-
-def autoplay_due(*, match_id: int) -> str | None:
-    """What the computer should do next in a match: ``"deal"`` the next hand, ``"bot"`` move for
-    a computer seat, or None (a person is on turn, or the match is not being played)."""
-    match = Match.objects.filter(pk=match_id, status=Match.Status.PLAYING).first()
-    if match is None:
-        return None
-    state = match_state_build(match=match)
-    if state.awaiting_next_hand:
-        return "deal"
-    seat = state.hand.to_act
-    if seat is None:
-        return None
-    is_computer = MatchSeat.objects.filter(
-        match=match, index=seat, computer_level__isnull=False
-    ).exists()
-    return "bot" if is_computer else None
