@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from games.models import Match, MatchSeat
-from games.tables import table_can_view
+from games.tables import INVITED_SESSION_KEY, table_can_view
 
 
 def match_viewable(*, match: Match, user: Any, invited_table_ids: Iterable[int] = ()) -> bool:
@@ -31,6 +31,16 @@ def match_viewable(*, match: Match, user: Any, invited_table_ids: Iterable[int] 
         return False
     return table.allow_spectators and table_can_view(
         table=table, user=user if signed_in else None, invited_table_ids=invited_table_ids
+    )
+
+
+def match_viewable_in(request: Any, match: Match) -> bool:
+    """:func:`match_viewable` for the person making ``request``, with the invite links opened
+    in his browser (its session)."""
+    return match_viewable(
+        match=match,
+        user=request.user,
+        invited_table_ids=request.session.get(INVITED_SESSION_KEY, []),
     )
 
 

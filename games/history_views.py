@@ -21,12 +21,11 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 from django_htmx.http import push_url
 
-from games.access import match_revealed, match_viewable
+from games.access import match_revealed, match_viewable_in
 from games.history import history_co_players, history_page, match_summary_build, record_file_names
 from games.history_forms import FILTER_FIELDS, HistoryFilterForm
 from games.models import Match
 from games.records import match_export_record
-from games.tables import INVITED_SESSION_KEY
 
 
 @login_required
@@ -78,11 +77,7 @@ def _match_for(request: HttpRequest, match_id: int) -> Match | HttpResponse:
         match = Match.objects.select_related("table", "imported_by").get(pk=match_id)
     except Match.DoesNotExist:
         raise Http404("No such match") from None
-    if match_viewable(
-        match=match,
-        user=request.user,
-        invited_table_ids=request.session.get(INVITED_SESSION_KEY, []),
-    ):
+    if match_viewable_in(request, match):
         return match
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())

@@ -8,13 +8,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
-from games.access import match_viewable
+from games.access import match_viewable_in
 from games.chat import QUICK_PHRASES, chat_recent, phrase_text
 from games.models import Match, MatchSeat
 from games.presence import presence_of
 from games.rendering import chat_lines, render_table
 from games.selectors import match_state_build
-from games.tables import INVITED_SESSION_KEY
 
 
 def match_viewer_seat(*, seats: list[MatchSeat], user: object) -> int | None:
@@ -24,24 +23,13 @@ def match_viewer_seat(*, seats: list[MatchSeat], user: object) -> int | None:
     return next((s.index for s in seats if s.user_id == user.pk), None)
 
 
-def match_spectators_allowed(match: Match, request: HttpRequest) -> bool:
-    """Whether the viewer, not seated at the match, may watch it (``games.access``): where its
-    table lets spectators in, a private table's only with its invite link opened in this browser
-    (or as its creator, or seated at the table), the same rule as the match's socket."""
-    return match_viewable(
-        match=match,
-        user=request.user,
-        invited_table_ids=request.session.get(INVITED_SESSION_KEY, []),
-    )
-
-
 @require_safe
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     """A seated player sees his seat's view; anyone else the spectator's, where allowed (R8.3)."""
     match = get_object_or_404(Match.objects.select_related("table"), pk=match_id)
     seats = list(match.seats.order_by("index"))
     seat = match_viewer_seat(seats=seats, user=request.user)
-    if seat is None and not match_spectators_allowed(match, request):
+    if seat is None and not match_viewable_in(request, match):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         raise PermissionDenied

@@ -20,13 +20,12 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from games.access import match_revealed, match_viewable
+from games.access import match_revealed, match_viewable_in
 from games.models import Match, MatchSeat
 from games.records import RecordImportError, match_import_record
 from games.replay import replay_build
 from games.replay_forms import RecordImportForm
 from games.selectors import match_hand_states
-from games.tables import INVITED_SESSION_KEY
 
 
 @require_safe
@@ -37,11 +36,7 @@ def replay(request: HttpRequest, match_id: int) -> HttpResponse:
         match = Match.objects.select_related("table").get(pk=match_id)
     except Match.DoesNotExist:
         raise Http404("No such match") from None
-    if not match_viewable(
-        match=match,
-        user=request.user,
-        invited_table_ids=request.session.get(INVITED_SESSION_KEY, []),
-    ):
+    if not match_viewable_in(request, match):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         raise Http404("No such match")
