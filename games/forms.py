@@ -20,6 +20,41 @@ TURN_CLOCK_CHOICES = [
 ]
 
 
+#: One line under each computer level's name, so that a person chooses knowing what each does.
+COMPUTER_LEVEL_DESCRIPTIONS = {
+    ComputerLevel.EASY: _("Plays sensibly but makes mistakes: good for learning."),
+    ComputerLevel.MEDIUM: _("Plays the obvious card every time: the greedy baseline."),
+    ComputerLevel.HARD: _(
+        "Imagines the unseen cards and plays out the hand dozens of times before each card."
+    ),
+    ComputerLevel.EXPERT: _(
+        "Reads what the others’ plays reveal, searches hundreds of deals, calls trump by search, "
+        "and solves the last tricks exactly."
+    ),
+}
+
+
+class LevelChoice(forms.RadioSelect):
+    """Radio buttons for the computer levels; each option carries its description and points
+    its input at it (``aria-describedby``), for the template to draw the options as cards."""
+
+    def create_option(
+        self,
+        name: str,
+        value: Any,
+        label: Any,
+        selected: bool,
+        index: int,
+        subindex: int | None = None,
+        attrs: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        option["description"] = COMPUTER_LEVEL_DESCRIPTIONS.get(value, "")
+        if "id" in option["attrs"]:
+            option["attrs"]["aria-describedby"] = f"{option['attrs']['id']}_description"
+        return option
+
+
 class TableForm(forms.Form):
     """The settings of a new table; ``games.tables.table_create`` checks them again."""
 
@@ -62,7 +97,15 @@ class TableForm(forms.Form):
         help_text=_("You can then start whenever you like."),
     )
     computer_level = forms.ChoiceField(
-        label=_("Computer level"), choices=ComputerLevel.choices, initial=ComputerLevel.MEDIUM
+        label=_("Computer level"),
+        choices=ComputerLevel.choices,
+        initial=ComputerLevel.MEDIUM,
+        widget=LevelChoice,
+        help_text=_(
+            "The computer players at this table play at this level, and so does the computer "
+            "that plays for a player who is away."
+        ),
+        error_messages={"invalid_choice": _("Choose one of the computer levels offered.")},
     )
     partner_draw = forms.BooleanField(
         label=_("Draw for partners"),
