@@ -55,3 +55,8 @@ messages: $(RUNTIME_STAMP)
 bench-history: $(RUNTIME_STAMP)
 	$(BIN)/python -m bench.fill_history
 	$(BIN)/python -m bench.history_bench
+
+# The bots' simulator against the engine, hands per second on one core (docs/performance.md).
+.PHONY: bench-bots
+bench-bots: $(RUNTIME_STAMP)
+	$(BIN)/python -m bench.sim_bench
