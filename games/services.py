@@ -329,6 +329,20 @@ def _deal_locked(*, locked: Match, hands: list[Hand], seats: list[MatchSeat]) ->
 
 # -- the clock, away players and computer takeover (R8.1) ---------------------------------------
 
+#: How many times a step decides again for a computer player when the match moved on while it
+#: was deciding; then the worker's next look at the match tries again.
+_STEP_ATTEMPTS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class _ComputerDecision:
+    """A computer player's action, decided on the match as it stood at ``version``."""
+
+    version: int
+    seat: int
+    level: str
+    action: Action
+
 
 def match_step(*, match: Match | int, now: datetime | None = None, rush: bool = False) -> bool:
     """Take the match's automatic step if it is due: what the worker (``games.autoplay``) runs.
@@ -341,19 +355,59 @@ def match_step(*, match: Match | int, now: datetime | None = None, rush: bool = 
     (R8.2).
 
     The step is taken under the match's row lock and only if ``step_at`` has passed, so two
-    workers (or a worker restarted mid-countdown) take it once. ``rush`` takes computer steps at
-    once, whatever their delay (tests); a person's clock is never rushed. Returns True when
-    something changed.
+    workers (or a worker restarted mid-countdown) take it once. A computer player decides before
+    that, on the match as stored, in the bot pool (``games.bot_pool``): the search takes a while,
+    and the lock would hold up every other change of the match meanwhile (on SQLite, every write
+    to the database). His action is applied only if the match is still at the version he decided
+    on, else he decides again. ``rush`` takes computer steps at once, whatever their delay
+    (tests); a person's clock is never rushed. Returns True when something changed.
     """
-    from games.bots import bot_action, greedy_action
+    now = now or timezone.now()
+    match_id = match.pk if isinstance(match, Match) else match
+    for _ in range(_STEP_ATTEMPTS):
+        decision = _computer_decide(match_id=match_id, now=now, rush=rush)
+        taken = _step_locked(match_id=match_id, now=now, rush=rush, decision=decision)
+        if taken is not None:
+            return taken
+    return False
+
+
+def _computer_decide(*, match_id: int, now: datetime, rush: bool) -> _ComputerDecision | None:
+    """The decision of the computer player on turn, when his move is the step due: read without
+    the lock, so a write that comes meanwhile shows as a newer version under the lock."""
+    from games import bot_pool
+
+    # The match row first: whatever changes after it was read also bumps its version.
+    snapshot = Match.objects.get(pk=match_id)
+    if not _step_due(snapshot, now=now, rush=rush):
+        return None
+    state = match_state_build(match=snapshot)
+    seat = state.hand.to_act
+    if state.awaiting_next_hand or seat is None:
+        return None
+    row = _seats_of(snapshot)[seat]
+    level = _computer_level(snapshot, row)
+    if level is None or _away_waited_for(snapshot, row, now=now, rush=rush):
+        return None
+    action = bot_pool.bot_decide(
+        view(state.hand, seat),  # no peeking: the computer sees what the seat sees (R8.3)
+        level=level,
+        match={"scores": list(state.scores), "target": state.target},
+    )
+    return _ComputerDecision(version=snapshot.version, seat=seat, level=level, action=action)
+
+
+def _step_locked(
+    *, match_id: int, now: datetime, rush: bool, decision: _ComputerDecision | None
+) -> bool | None:
+    """The step under the match's row lock: whether something changed, or None when it is a
+    computer player's move that ``decision`` was not taken on (decide again)."""
+    from games.bots import greedy_action
     from games.presence import humans_connected
 
-    now = now or timezone.now()
     with transaction.atomic():
-        locked = _match_lock(match)
-        if locked.status != Match.Status.PLAYING or locked.step_at is None:
-            return False
-        if locked.step_at > now and not rush:
+        locked = _match_lock(match_id)
+        if not _step_due(locked, now=now, rush=rush):
             return False
         hands = list(Hand.objects.filter(match=locked).order_by("number"))
         state = match_state_build(match=locked, hands=hands)
@@ -367,21 +421,20 @@ def match_step(*, match: Match | int, now: datetime | None = None, rush: bool = 
             locked.save(update_fields=["step_at"])
             return False
         row = seats[seat]
-        own_view = view(state.hand, seat)  # no peeking: the computer sees what the seat sees
-        if (
-            row.status == MatchSeat.Status.AWAY
-            and not rush
-            and not humans_connected(match_id=locked.pk, now=now)
-        ):
+        if _away_waited_for(locked, row, now=now, rush=rush):
             # He timed out and nobody is left at the table: wait for him rather than let the
             # computer finish his match (R8.2). He left on purpose (LEFT): the computer plays on.
             locked.step_at = None
             _bump(locked, kind="clock_stopped", data={"seat": seat}, fields=["step_at"])
             return True
-        if row.computer_level is not None or row.status != MatchSeat.Status.PLAYING:
-            level = row.computer_level or _stand_in_level(locked)
-            action = bot_action(own_view, level=level)
-            _apply_locked(locked=locked, hands=hands, before=state, seats=seats, action=action)
+        level = _computer_level(locked, row)
+        if level is not None:
+            now_on = (locked.version, seat, level)
+            if decision is None or (decision.version, decision.seat, decision.level) != now_on:
+                return None  # decided on another position, or not at all: decide again
+            _apply_locked(
+                locked=locked, hands=hands, before=state, seats=seats, action=decision.action
+            )
             return True
         if locked.step_at > now:
             return False  # a person's clock is never rushed
@@ -390,7 +443,8 @@ def match_step(*, match: Match | int, now: datetime | None = None, rush: bool = 
             locked.step_at = None
             _bump(locked, kind="clock_stopped", data={"seat": seat}, fields=["step_at"])
             return True
-        action = greedy_action(own_view)  # the greedy baseline decides for him (R8.1)
+        # The greedy baseline decides for him (R8.1): at once, so under the lock.
+        action = greedy_action(view(state.hand, seat))
         row.status = MatchSeat.Status.AWAY
         row.timeouts += 1
         row.save(update_fields=["status", "timeouts"])
@@ -403,6 +457,30 @@ def match_step(*, match: Match | int, now: datetime | None = None, rush: bool = 
             extra={"timeout": True},
         )
         return True
+
+
+def _step_due(match: Match, *, now: datetime, rush: bool) -> bool:
+    if match.status != Match.Status.PLAYING or match.step_at is None:
+        return False
+    return rush or match.step_at <= now
+
+
+def _computer_level(match: Match, row: MatchSeat) -> str | None:
+    """The level of the computer player deciding for the seat, None when its person decides."""
+    if row.computer_level is None and row.status == MatchSeat.Status.PLAYING:
+        return None
+    return row.computer_level or _stand_in_level(match)
+
+
+def _away_waited_for(match: Match, row: MatchSeat, *, now: datetime, rush: bool) -> bool:
+    """Whether the seat on turn is a person who timed out with nobody left at the table."""
+    from games.presence import humans_connected
+
+    return (
+        row.status == MatchSeat.Status.AWAY
+        and not rush
+        and not humans_connected(match_id=match.pk, now=now)
+    )
 
 
 def match_seat_back(*, match: Match | int, seat: int) -> Match:

@@ -235,3 +235,8 @@ if HOKM_AUTOPLAY not in ("thread", "worker", "inline", "off"):
     raise ImproperlyConfigured("HOKM_AUTOPLAY must be thread, worker, inline or off.")
 HOKM_BOT_DELAY_SECONDS = float(os.environ.get("HOKM_BOT_DELAY_SECONDS", "0.7"))
 HOKM_NEXT_HAND_DELAY_SECONDS = float(os.environ.get("HOKM_NEXT_HAND_DELAY_SECONDS", "4"))
+# Processes that decide for computer players (games/bot_pool.py), so a search never holds up the
+# server's event loop; 0 decides in the worker's own thread (tests).
+HOKM_BOT_PROCESSES = env_int("HOKM_BOT_PROCESSES", 1)
+if HOKM_BOT_PROCESSES < 0:
+    raise ImproperlyConfigured("HOKM_BOT_PROCESSES must be 0 or more.")

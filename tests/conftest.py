@@ -71,6 +71,13 @@ def _no_background_autoplay(settings):
     settings.HOKM_AUTOPLAY = "off"
 
 
+@pytest.fixture(autouse=True)
+def _bot_decisions_in_process(settings):
+    """Computer players decide in the test's own thread, not a pool of processes
+    (games/bot_pool.py); tests of the pool opt in with ``settings.HOKM_BOT_PROCESSES``."""
+    settings.HOKM_BOT_PROCESSES = 0
+
+
 _BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
 
 

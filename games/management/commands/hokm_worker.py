@@ -12,6 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from games.autoplay import POLL_SECONDS, Worker
+from games.bot_pool import bot_pool_shutdown
 
 
 class Command(BaseCommand):
@@ -47,4 +48,7 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, stop)
         self.stdout.write(f"hokm worker running (poll {poll} s); stop with Ctrl-C")
         self.stdout.flush()
-        worker.run()
+        try:
+            worker.run()
+        finally:
+            bot_pool_shutdown()
