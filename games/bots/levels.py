@@ -40,6 +40,9 @@ SEARCH_SETTINGS: dict[str, SearchSettings] = {
         search_bidding=True,
         match_aware=True,
         smart_leads=True,
+        mistake=0.05,
+        pool_factor=8,
+        margin_weight=0.2,
     ),
 }
 

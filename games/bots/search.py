@@ -72,6 +72,8 @@ class SearchSettings:
     mistake: float = 0.25
     #: Candidate deals drawn per deal kept, when weighing the evidence.
     pool_factor: int = 4
+    #: Weight of the trick margin at the hand's end in the utility (a tie-breaker).
+    margin_weight: float = 0.0
 
 
 def search_action(
@@ -111,6 +113,7 @@ class _Context:
     hakem_side: int
     scores: Sequence[int] | None
     target: int | None
+    margin_weight: float = 0.0
 
     @classmethod
     def of(
@@ -128,10 +131,18 @@ class _Context:
             hakem_side=rules.side_of(view["hakem"]),
             scores=scores,
             target=target,
+            margin_weight=settings.margin_weight,
         )
 
     def utility(self, outcome: Outcome) -> np.ndarray:
-        return utility(outcome, side=self.side, scores=self.scores, target=self.target)
+        return utility(
+            outcome,
+            side=self.side,
+            scores=self.scores,
+            target=self.target,
+            margin_weight=self.margin_weight,
+            partnerships=self.rules.partnerships,
+        )
 
     def worth(self, winner: int, points: int) -> float:
         outcome = Outcome(winner=np.array([winner]), points=np.array([points]))

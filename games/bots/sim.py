@@ -313,6 +313,8 @@ class Outcome:
 
     winner: np.ndarray
     points: np.ndarray
+    #: Tricks per seat when the hand was decided (None where unknown).
+    won: np.ndarray | None = None
 
 
 def playout(batch: Batch, first: np.ndarray | None = None) -> Outcome:
@@ -323,6 +325,7 @@ def playout(batch: Batch, first: np.ndarray | None = None) -> Outcome:
     winner = np.full(n, -1, dtype=np.int64)
     points = np.zeros(n, dtype=np.int64)
     open_rows = np.ones(n, dtype=bool)
+    final_won = batch.won.copy()
     bits = first
     while batch.played < rules.tricks_per_hand:
         if bits is None:
@@ -335,10 +338,11 @@ def playout(batch: Batch, first: np.ndarray | None = None) -> Outcome:
         fresh = decided & open_rows
         winner = np.where(fresh, side, winner)
         points = np.where(fresh, pts, points)
+        final_won = np.where(fresh[:, None], batch.won, final_won)
         open_rows &= ~decided
         if not open_rows.any():
             break
-    return Outcome(winner=winner, points=points)
+    return Outcome(winner=winner, points=points, won=final_won)
 
 
 def utility(
@@ -348,6 +352,8 @@ def utility(
     scores: Sequence[int] | None,
     target: int | None,
     kot_weight: float = 0.25,
+    margin_weight: float = 0.0,
+    partnerships: bool = False,
 ) -> np.ndarray:
     """What each row's result is worth to ``side``: +1 for a won hand and -1 for a lost one,
     each extra point of a Kot or Hakem Kot (R5.2) adding ``kot_weight``. With the match score in
@@ -357,4 +363,12 @@ def utility(
         needed = np.maximum(1, target - np.asarray(scores, dtype=np.int64))
         points = np.minimum(points, needed[np.maximum(outcome.winner, 0)])
     worth = 1.0 + kot_weight * (points - 1.0)
-    return np.where(outcome.winner == side, worth, -worth)
+    value = np.where(outcome.winner == side, worth, -worth)
+    if margin_weight and outcome.won is not None:
+        # How close the hand was, as a tie-breaker between choices that win (or lose) alike.
+        won = outcome.won
+        if partnerships:
+            won = np.stack([won[:, 0] + won[:, 2], won[:, 1] + won[:, 3]], axis=1)
+        others = np.delete(won, side, axis=1).max(axis=1)
+        value = value + margin_weight * (won[:, side] - others) / 7.0
+    return value
