@@ -57,6 +57,9 @@ RATE_PER_SECOND = 10.0
 #: Past this many refused messages in a row the connection is closed.
 RATE_CLOSE_AFTER = 50
 
+#: The language of the JSON protocol's words (error messages, computer players' names).
+PROTOCOL_LANGUAGE = "en"
+
 
 class _MatchConsumer(AsyncWebsocketConsumer, ABC):
     """What both renderings share: access, the group, actions, rate limits."""
@@ -540,9 +543,14 @@ def match_payload(
 ) -> dict[str, Any]:
     """The JSON state of a match for one seat (None: a spectator), from the engine's view, with
     the running turn clock and who is there."""
+    from games.rendering import seat_name
     from games.services import match_clock
 
     presence = presence or Presence(seats=frozenset(), spectators=0)
+    # Programs read the computer players' names in English, whoever opened the table: one
+    # stable name per level and seat, as the protocol's other words are English.
+    with translation.override(PROTOCOL_LANGUAGE):
+        names = [seat_name(s) for s in seats]
     return {
         "match": match.pk,
         "status": match.status,
@@ -550,12 +558,12 @@ def match_payload(
         "players": [
             {
                 "seat": s.index,
-                "name": s.name,
+                "name": name,
                 "computer": s.computer_level is not None,
                 "status": s.status,
                 "presence": presence.of(s),
             }
-            for s in seats
+            for s, name in zip(seats, names, strict=True)
         ],
         "spectators": presence.spectators,
         "clock": match_clock(match=match, state=state, seats=seats),

@@ -35,7 +35,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engine import VARIANTS, Suit, get_variant
 from games.models import Hand, Match, MatchSeat
-from games.rendering import SuitFace, suit_face
+from games.rendering import SuitFace, seat_name, suit_face
 
 #: Matches per page of "My games".
 HISTORY_PAGE_SIZE = 20
@@ -192,7 +192,7 @@ def _seats_with_usernames() -> QuerySet[MatchSeat]:
 def _player(seat: MatchSeat, *, viewer_id: int | None) -> Player:
     return Player(
         seat=seat.index,
-        name=seat.name,
+        name=seat_name(seat),
         username=seat.username,
         computer=seat.computer_level is not None,
         you=viewer_id is not None and seat.user_id == viewer_id,

@@ -35,6 +35,7 @@ from games.engine import (
 )
 from games.models import ChatMessage, Match, MatchSeat
 from games.presence import Presence
+from games.tables import computer_player_name
 
 #: Where each seat sits, by its distance in play order from the viewer (R1.3: anticlockwise).
 SEAT_POSITIONS: dict[int, tuple[str, ...]] = {
@@ -183,6 +184,18 @@ def card_face(card: Card | str) -> CardFace:
     )
 
 
+def seat_name(seat: MatchSeat) -> str:
+    """The name a match seat is shown under, in the active language.
+
+    A computer player's name is made again from its level and seat: the stored one is in the
+    language of whoever opened the table, and after a draw for partners (R2.3) its seat number
+    is the one from before the re-seating. A person's name is the one stored when the match began.
+    """
+    if seat.computer_level is not None:
+        return computer_player_name(level=seat.computer_level, index=seat.index)
+    return seat.name
+
+
 def render_table(
     *,
     match: Match,
@@ -262,7 +275,7 @@ def table_context(
     variant = get_variant(data["variant"])
     players = hand["players"]
     viewer = seat if seat is not None else 0
-    names = {s.index: s.name for s in seats}
+    names = {s.index: seat_name(s) for s in seats}
     computers = {s.index for s in seats if s.computer_level}
     to_act = hand["to_act"]
     draw = hand.get("draw")

@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 
 from games.engine import Card, HandState, Phase, Suit, Variant, get_variant, sorted_hand
 from games.models import Match, MatchSeat
-from games.rendering import PETALS, SEAT_POSITIONS, card_face, suit_face
+from games.rendering import PETALS, SEAT_POSITIONS, card_face, seat_name, suit_face
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def replay_build(
     table, ``you`` the signed-in player's seat, if any.
     """
     variant = get_variant(match.variant)
-    names = {seat.index: seat.name for seat in seats}
+    names = {seat.index: seat_name(seat) for seat in seats}
     computers = {seat.index for seat in seats if seat.computer_level}
     replay_seats = [
         ReplaySeat(

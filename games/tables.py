@@ -230,10 +230,17 @@ def table_start(*, table: Table, user: User) -> Match:
 
 
 def play_against_computer(
-    *, user: User, variant: str = "hokm4", target: int = DEFAULT_TARGET
+    *,
+    user: User,
+    variant: str = "hokm4",
+    target: int = DEFAULT_TARGET,
+    computer_level: str = ComputerLevel.MEDIUM,
 ) -> Match:
-    """One click: a private table with ``user`` at seat 0 and medium computer players in the
-    other seats, its match started at once."""
+    """One click: a private table with ``user`` at seat 0 and computer players of
+    ``computer_level`` in the other seats, its match started at once.
+
+    An unknown level is refused (``TableError``) before anything is created.
+    """
     _require_may_play(user)
     with transaction.atomic():
         table = table_create(
@@ -245,7 +252,7 @@ def play_against_computer(
             is_private=True,
             allow_spectators=False,
             fill_with_computer=True,
-            computer_level=ComputerLevel.MEDIUM,
+            computer_level=computer_level,
             partner_draw=False,
         )
         return table_start(table=table, user=user)

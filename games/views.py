@@ -20,7 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from games.engine import DEFAULT_TARGET, VARIANTS
 from games.forms import TableForm
-from games.models import VARIANT_CHOICES, Table
+from games.models import VARIANT_CHOICES, ComputerLevel, Table
 from games.tables import (
     INVITED_SESSION_KEY,
     TARGET_MAX,
@@ -55,6 +55,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "my_matches": user_matches_in_progress(user=request.user),
             "live_matches": matches_to_watch(),
             "variants": VARIANT_CHOICES,
+            # The quick start offers the table form's level cards, medium chosen.
+            "computer_level": TableForm()["computer_level"],
         },
     )
 
@@ -140,6 +142,8 @@ def play_computer(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(reverse("games:lobby"))
     variant = request.POST.get("variant", "hokm4")
+    # Medium unless chosen, and never remembered: each quick start asks afresh.
+    computer_level = request.POST.get("computer_level", ComputerLevel.MEDIUM)
     try:
         target = int(request.POST.get("target", DEFAULT_TARGET))
     except ValueError:
@@ -148,7 +152,9 @@ def play_computer(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("Choose one of the games offered."))
         return redirect("games:lobby")
     try:
-        match = play_against_computer(user=request.user, variant=variant, target=target)
+        match = play_against_computer(
+            user=request.user, variant=variant, target=target, computer_level=computer_level
+        )
     except TableError as error:
         messages.error(request, error.message)
         return redirect("games:lobby")

@@ -68,13 +68,13 @@ def test_signup_play_against_computer_whole_hand(
     expect(page.locator(".site-header .nav-player")).to_have_text(USERNAME)
     assert EmailAddress.objects.get(email=ADDRESS).verified
 
-    # The lobby: one click starts a four-player match against the computer.
-    computer_games = page.locator("form[action$='/play/computer/']")
-    expect(computer_games.first).to_be_visible()
+    # The lobby: one click starts a four-player match against the computer, at the medium
+    # level unless another is chosen.
+    quick_start = page.locator("form[action$='/play/computer/']")
+    expect(quick_start).to_be_visible()
+    expect(quick_start.locator("input[name=computer_level]:checked")).to_have_value("medium")
     screenshot(page, "4-lobby")
-    computer_games.filter(has=page.locator("input[name=variant][value=hokm4]")).locator(
-        "button"
-    ).click()
+    quick_start.locator("button[name=variant][value=hokm4]").click()
     match_id = wait_match_live(page)
     page.evaluate("() => { window.__hokm.holdOnBanner = true; }")
     table = page.locator("#table")

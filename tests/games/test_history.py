@@ -15,6 +15,7 @@ from games.engine import get_variant
 from games.history import HISTORY_PAGE_SIZE
 from games.models import Match
 from games.services import SeatSpec
+from games.tables import computer_player_name
 from tests.games.factories import MatchFactory, TableFactory, UserFactory, match_play
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +36,7 @@ def seated_match(
     played match ends the same way whatever ran before it.
     """
     seats = [
-        SeatSpec(name=f"Computer {i}", computer_level="medium")
+        SeatSpec(name=computer_player_name(level="medium", index=i), computer_level="medium")
         if person is COMPUTER
         else SeatSpec(name=person.username, user=person)
         for i, person in enumerate(people)
@@ -131,7 +132,7 @@ def test_each_row_shows_partners_opponents_computers_and_score(signed_in, me, fr
     ]
     with_part, against_part = row.split("Against")
     assert "friend" in with_part and "rival" not in with_part
-    assert "rival" in against_part and "Computer 3" in against_part
+    assert "rival" in against_part and "Computer (medium, seat 4)" in against_part
     assert "(computer)" in against_part
     side = my_side(match, me)
     scores = [int(n) for n in re.findall(r'class="history-score[^"]*">(\d+)<', row)]
