@@ -16,6 +16,7 @@ from accounts.enforcement import play_banned_message
 from accounts.sanctions import play_banned
 from accounts.tokens import user_for_token
 from games.engine import DEFAULT_TARGET, VARIANTS
+from games.models import ComputerLevel
 from games.tables import TableError, play_against_computer
 
 MAX_BODY_BYTES = 1024
@@ -29,8 +30,9 @@ def _error(status: int, code: str, message: str) -> JsonResponse:
 @csrf_exempt
 @require_POST
 def match_start_against_computer(request: HttpRequest) -> JsonResponse:
-    """``POST /api/matches/`` ``{"variant": "hokm4", "target": 7}``: a match against computer
-    players, started at once, with the token's user at seat 0."""
+    """``POST /api/matches/`` ``{"variant": "hokm4", "target": 7, "level": "expert"}``: a match
+    against computer players of that level (default medium), started at once, with the token's
+    user at seat 0."""
     header = request.headers.get("Authorization", "")
     scheme, _, raw = header.partition(" ")
     user = user_for_token(raw.strip()) if scheme.lower() == "bearer" and raw.strip() else None
@@ -50,11 +52,17 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
         return _error(400, "bad_variant", f"variant must be one of {', '.join(VARIANTS)}")
     if not isinstance(target, int) or isinstance(target, bool) or not 1 <= target <= MAX_TARGET:
         return _error(400, "bad_target", f"target must be a whole number from 1 to {MAX_TARGET}")
+    level = data.get("level", ComputerLevel.MEDIUM)
+    if level not in ComputerLevel.values:
+        levels = ", ".join(ComputerLevel.values)
+        return _error(400, "bad_level", f"level must be one of {levels}")
     sanction = play_banned(user=user)
     if sanction is not None:
         return _error(403, "play_banned", play_banned_message(sanction))
     try:
-        match = play_against_computer(user=user, variant=variant, target=target)
+        match = play_against_computer(
+            user=user, variant=variant, target=target, computer_level=level
+        )
     except TableError as error:
         return _error(400, "refused", str(error))
     return JsonResponse(
