@@ -194,17 +194,22 @@ def _play(view, legal, context: _Context, settings, deadline, rng) -> Action:
             worth=context.worth,
             deadline=deadline,
         )
+    # All the deals at once: weighing the evidence needs a large pool of candidates to keep
+    # enough different deals that fit it (few fit, once several tricks have been played).
+    all_deals = sample_deals(
+        knowledge,
+        settings.samples,
+        rng,
+        evidence=settings.evidence,
+        history=history,
+        rules=context.rules,
+        mistake=settings.mistake,
+        pool_factor=settings.pool_factor,
+    )
+    taken = 0
     for size in _rounds(settings, deadline):
-        deals = sample_deals(
-            knowledge,
-            size,
-            rng,
-            evidence=settings.evidence,
-            history=history,
-            rules=context.rules,
-            mistake=settings.mistake,
-            pool_factor=settings.pool_factor,
-        )
+        deals = all_deals[taken : taken + size]
+        taken += size
         if solver is not None:
             try:
                 for row in deals:
