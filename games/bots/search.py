@@ -49,6 +49,9 @@ from .sim import (
 )
 from .solver import Solver, SolverTimeout
 
+#: Deals drawn together from the weighed pool of candidates (see ``_play``).
+POSTERIOR_BATCH = 320
+
 
 @dataclass(frozen=True)
 class SearchSettings:
@@ -194,22 +197,25 @@ def _play(view, legal, context: _Context, settings, deadline, rng) -> Action:
             worth=context.worth,
             deadline=deadline,
         )
-    # All the deals at once: weighing the evidence needs a large pool of candidates to keep
-    # enough different deals that fit it (few fit, once several tricks have been played).
-    all_deals = sample_deals(
-        knowledge,
-        settings.samples,
-        rng,
-        evidence=settings.evidence,
-        history=history,
-        rules=context.rules,
-        mistake=settings.mistake,
-        pool_factor=settings.pool_factor,
-    )
-    taken = 0
+    # The deals in large batches: weighing the evidence needs a large pool of candidates to keep
+    # enough different deals that fit it (few fit once several tricks have been played). A batch
+    # is drawn only when a round needs it, so the deadline holds.
+    batch_size = max(settings.round_size, min(settings.samples, POSTERIOR_BATCH))
+    pending = np.zeros((0, context.rules.players), dtype=np.uint64)
     for size in _rounds(settings, deadline):
-        deals = all_deals[taken : taken + size]
-        taken += size
+        if len(pending) < size:
+            fresh = sample_deals(
+                knowledge,
+                batch_size,
+                rng,
+                evidence=settings.evidence,
+                history=history,
+                rules=context.rules,
+                mistake=settings.mistake,
+                pool_factor=settings.pool_factor,
+            )
+            pending = np.concatenate([pending, fresh])
+        deals, pending = pending[:size], pending[size:]
         if solver is not None:
             try:
                 for row in deals:
