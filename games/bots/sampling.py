@@ -208,17 +208,9 @@ def _constrained_draw(
 ) -> np.ndarray:
     """Deals where some seat has shown a void, all rows at once: the unseen cards are given out
     one by one, the most constrained first, each to a seat that may hold it (or the pile) chosen
-    in proportion to the room it has left. A row that runs into a dead end is dealt again by
-    :func:`_one_constrained_deal`."""
-    count = hands.shape[0]
+    in proportion to the room it has left. Rows that run into a dead end are dealt again the
+    same way, a few times; the rare row still failing then by :func:`_one_constrained_deal`."""
     holders = list(others) + ([PILE] if knowledge.pile else [])
-    room = np.tile(
-        np.array(
-            [knowledge.pile if h == PILE else knowledge.counts[h] for h in holders],
-            dtype=np.int64,
-        ),
-        (count, 1),
-    )
     allowed = {
         bit: np.array(
             [h == PILE or not knowledge.voids[h] & SUIT_MASKS[bit % 4] for h in holders],
@@ -230,6 +222,43 @@ def _constrained_draw(
     rng.shuffle(order)
     order.sort(key=lambda bit: int(allowed[bit].sum()))
     nprng = np.random.default_rng(rng.getrandbits(63))
+    todo = np.arange(hands.shape[0])
+    for _attempt in range(VECTOR_ATTEMPTS):
+        dealt, failed = _vector_deal(knowledge, holders, allowed, order, len(todo), nprng)
+        good = todo[~failed]
+        for column, holder in enumerate(holders):
+            if holder != PILE:
+                hands[good, holder] = dealt[~failed, column]
+        todo = todo[failed]
+        if not len(todo):
+            return hands
+    for row in todo:
+        for holder, mask in _one_constrained_deal(knowledge, bits, others, rng).items():
+            hands[row, holder] = np.uint64(mask)
+    return hands
+
+
+#: Rounds of the all-rows-at-once deal before the rows still failing are dealt one at a time.
+VECTOR_ATTEMPTS = 6
+
+
+def _vector_deal(
+    knowledge: Knowledge,
+    holders: Sequence[int],
+    allowed: Mapping[int, np.ndarray],
+    order: Sequence[int],
+    count: int,
+    nprng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One attempt for ``count`` rows: the masks per holder (count, holders) and the rows that
+    ran into a dead end."""
+    room = np.tile(
+        np.array(
+            [knowledge.pile if h == PILE else knowledge.counts[h] for h in holders],
+            dtype=np.int64,
+        ),
+        (count, 1),
+    )
     owner = np.zeros((count, len(order)), dtype=np.int64)
     failed = np.zeros(count, dtype=bool)
     draws = nprng.random((count, len(order)))
@@ -243,16 +272,11 @@ def _constrained_draw(
         owner[:, index] = pick
         room[np.arange(count), pick] -= 1
     order_bits = np.left_shift(np.uint64(1), np.array(order, dtype=np.uint64))
-    for column, holder in enumerate(holders):
-        if holder == PILE:
-            continue
+    dealt = np.zeros((count, len(holders)), dtype=np.uint64)
+    for column in range(len(holders)):
         chosen = np.where(owner == column, order_bits, np.uint64(0))
-        hands[:, holder] = np.bitwise_or.reduce(chosen, axis=1)
-    for row in np.flatnonzero(failed):
-        hands[row, list(others)] = 0
-        for holder, mask in _one_constrained_deal(knowledge, bits, others, rng).items():
-            hands[row, holder] = np.uint64(mask)
-    return hands
+        dealt[:, column] = np.bitwise_or.reduce(chosen, axis=1)
+    return dealt, failed
 
 
 def _one_constrained_deal(
@@ -267,7 +291,7 @@ def _one_constrained_deal(
         return [h for h in holders if h == PILE or not knowledge.voids[h] & suit]
 
     options = {bit: allowed(bit) for bit in bits}
-    for _attempt in range(200):
+    for _attempt in range(20):
         room = {h: (knowledge.pile if h == PILE else knowledge.counts[h]) for h in holders}
         order = list(bits)
         rng.shuffle(order)

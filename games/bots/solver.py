@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from .sim import SUIT_MASKS, Rules
 
 #: How often (in nodes) the solver looks at the clock.
-CLOCK_EVERY = 512
+CLOCK_EVERY = 128
 
 
 class SolverTimeout(Exception):
