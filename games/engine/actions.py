@@ -82,7 +82,7 @@ def action_from_json(data: object, *, seat: int | None = None) -> Action:
     try:
         if kind == CallTrump.kind:
             suit = data.get("suit")
-            if suit not in {s.value for s in Suit}:
+            if not isinstance(suit, str) or suit not in {s.value for s in Suit}:
                 raise ActionFormatError("call_trump needs a suit: S, H, D or C")
             return CallTrump(seat, Suit(suit))
         if kind == Discard.kind:
