@@ -5,3 +5,9 @@ from django.utils.translation import gettext_lazy as _
 class AccountsConfig(AppConfig):
     name = "accounts"
     verbose_name = _("Accounts")
+
+    def ready(self) -> None:
+        from accounts.socket_sessions import signals_connect
+
+        # Sockets close when the sign-in they were opened with ends (signing out, a new password).
+        signals_connect()

@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +25,7 @@ from django.utils import translation
 
 from accounts.enforcement import blocked_message, user_group_name
 from accounts.sanctions import blocked
+from accounts.socket_sessions import SessionBoundSocket
 from games.access import match_viewable
 from games.engine import IllegalActionError, MatchState, match_view
 from games.events import match_events_since, match_group_name
@@ -42,6 +42,7 @@ from games.protocol import (
     parse_client_message,
     server_message,
 )
+from games.socket_limits import SocketLimits
 from games.tables import INVITED_SESSION_KEY
 
 logger = logging.getLogger(__name__)
@@ -49,20 +50,14 @@ logger = logging.getLogger(__name__)
 # Close codes (4000-4999 are the application's own).
 CLOSE_NOT_FOUND = 4404
 CLOSE_FORBIDDEN = 4403
-CLOSE_TOO_MANY = 4429
-
-#: Per connection: a burst of this many messages, refilled at RATE_PER_SECOND.
-RATE_BURST = 30
-RATE_PER_SECOND = 10.0
-#: Past this many refused messages in a row the connection is closed.
-RATE_CLOSE_AFTER = 50
 
 #: The language of the JSON protocol's words (error messages, computer players' names).
 PROTOCOL_LANGUAGE = "en"
 
 
-class _MatchConsumer(AsyncWebsocketConsumer, ABC):
-    """What both renderings share: access, the group, actions, rate limits."""
+class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, ABC):
+    """What both renderings share: access, the group, actions; the size and rate caps of
+    ``games.socket_limits``, and the end of the sign-in of ``accounts.socket_sessions``."""
 
     match_id: int
     seat: int | None
@@ -71,7 +66,6 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
     async def connect(self) -> None:
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
         self.last_version = -1
-        self.tokens, self.refilled, self.refused = float(RATE_BURST), time.monotonic(), 0
         await self.accept()
         if await self.refuse_if_blocked():
             return
@@ -134,14 +128,7 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
                 logger.exception("match %s: heartbeat not stored", self.match_id)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self._take_token():
-            self.refused += 1
-            if self.refused >= RATE_CLOSE_AFTER:
-                await self.close(code=CLOSE_TOO_MANY)
-            else:
-                await self.send_error("rate_limited", "too many messages: slow down")
-            return
-        self.refused = 0
+        # Within the caps of ``SocketLimits``; a binary frame is refused by the parser.
         try:
             message = parse_client_message(text_data, seat=self.seat)
             if isinstance(message, PingMessage):
@@ -273,15 +260,6 @@ class _MatchConsumer(AsyncWebsocketConsumer, ABC):
             return
         self.last_version = loaded.match.version
         await self.render_state(loaded, event)
-
-    def _take_token(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(RATE_BURST, self.tokens + (now - self.refilled) * RATE_PER_SECOND)
-        self.refilled = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
 
     async def send_json_message(self, kind: str, data: dict[str, Any]) -> None:
         message = server_message(kind, version=max(self.last_version, 0), data=data)

@@ -17,7 +17,9 @@ from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.utils import translation
 
+from accounts.socket_sessions import SessionBoundSocket
 from games.models import Table
+from games.socket_limits import SocketLimits
 from games.tables import (
     INVITED_SESSION_KEY,
     LOBBY_GROUP,
@@ -52,9 +54,11 @@ def scope_site_url(scope: dict[str, Any]) -> str:
     return f"{scheme}://{host}" if host else ""
 
 
-class _UserSocket(AsyncWebsocketConsumer):
+class _UserSocket(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer):
     """A page socket of a signed-in user listens on his own group too: a suspension or ban
-    closes it at once (``user_blocked``), and a blocked player cannot open one."""
+    closes it at once (``user_blocked``), and a blocked player cannot open one. It only listens:
+    what a client sends is ignored, within the caps of ``games.socket_limits``; signing out
+    closes it (``accounts.socket_sessions``)."""
 
     user_group: str | None = None
 

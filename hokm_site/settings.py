@@ -60,6 +60,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: the Content-Security-Policy header on every response, static files' too.
+    "hokm_site.csp.ContentSecurityPolicyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Right after SecurityMiddleware, as whitenoise asks, so static files skip the rest.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -240,3 +242,20 @@ HOKM_NEXT_HAND_DELAY_SECONDS = float(os.environ.get("HOKM_NEXT_HAND_DELAY_SECOND
 HOKM_BOT_PROCESSES = env_int("HOKM_BOT_PROCESSES", 1)
 if HOKM_BOT_PROCESSES < 0:
     raise ImproperlyConfigured("HOKM_BOT_PROCESSES must be 0 or more.")
+
+# What one client may send over one WebSocket (games/socket_limits.py, docs/protocol.md, "Limits,
+# and why a socket closes"):
+# a frame over MAX_FRAME_BYTES closes the socket; a burst of RATE_BURST messages, refilled at
+# RATE_PER_SECOND, and past RATE_CLOSE_AFTER refused messages the socket closes.
+HOKM_SOCKET_MAX_FRAME_BYTES = env_int("HOKM_SOCKET_MAX_FRAME_BYTES", 16 * 1024)
+HOKM_SOCKET_RATE_BURST = env_int("HOKM_SOCKET_RATE_BURST", 30)
+HOKM_SOCKET_RATE_PER_SECOND = env_int("HOKM_SOCKET_RATE_PER_SECOND", 10)
+HOKM_SOCKET_RATE_CLOSE_AFTER = env_int("HOKM_SOCKET_RATE_CLOSE_AFTER", 50)
+_socket_limits = (
+    HOKM_SOCKET_MAX_FRAME_BYTES,
+    HOKM_SOCKET_RATE_BURST,
+    HOKM_SOCKET_RATE_PER_SECOND,
+    HOKM_SOCKET_RATE_CLOSE_AFTER,
+)
+if min(_socket_limits) < 1:
+    raise ImproperlyConfigured("The HOKM_SOCKET_* limits must be 1 or more.")

@@ -105,9 +105,9 @@ async def check_frames(frames, match_id, seat):
 
 
 @pytest.mark.parametrize("variant", ["hokm4", "hokm2-draw", "hokm3"])
-async def test_players_play_a_whole_match_over_the_json_protocol_R8_3(variant, monkeypatch):
+async def test_players_play_a_whole_match_over_the_json_protocol_R8_3(variant, settings):
     # These clients act the instant it is their turn, far faster than people or the rate limit.
-    monkeypatch.setattr("games.consumers.RATE_PER_SECOND", 1000.0)
+    settings.HOKM_SOCKET_RATE_PER_SECOND = 1000
     match, users = await database_sync_to_async(make_match)(variant, target=2)
     clients = [await connect(user, match.pk) for user in users]
     spectator_user = await database_sync_to_async(UserFactory)()
