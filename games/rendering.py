@@ -20,8 +20,9 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import mark_safe
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext, pgettext_lazy
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from games.engine import (
     Card,
@@ -33,7 +34,7 @@ from games.engine import (
     parse_cards,
     sorted_hand,
 )
-from games.models import ChatMessage, Match, MatchSeat
+from games.models import ChatMessage, ComputerLevel, Match, MatchSeat
 from games.presence import Presence
 from games.tables import computer_player_name
 
@@ -111,6 +112,7 @@ class HandCard:
 class SeatInfo:
     index: int
     name: str
+    short_name: str  # what the plate and the score panel show; ``name`` stays in the title
     position: str
     side: int
     is_you: bool
@@ -139,6 +141,7 @@ class TrickCard:
 class SideInfo:
     index: int
     names: list[str]
+    seats: list[SeatInfo]  # the side's members, for the score panel's short names
     points: int
     tricks: int
     yours: bool
@@ -193,6 +196,24 @@ def seat_name(seat: MatchSeat) -> str:
     """
     if seat.computer_level is not None:
         return computer_player_name(level=seat.computer_level, index=seat.index)
+    return seat.name
+
+
+def computer_short_name(*, level: str, index: int) -> str:
+    """A computer player's name where room is short: its level and seat number ("Hard · 2").
+
+    The plate has a "Computer" badge already, so the word is dropped rather than the level or
+    the seat, which is what tells three computer players apart.
+    """
+    short = pgettext("computer player's short name: its level and seat", "%(level)s · %(seat)s")
+    return short % {"level": capfirst(ComputerLevel(level).label), "seat": index + 1}
+
+
+def seat_short_name(seat: MatchSeat) -> str:
+    """The name a seat plate and the score panel show: short for a computer player, a person's
+    as it is (the page cuts a long one at its own end). The full name goes in ``seat_name``."""
+    if seat.computer_level is not None:
+        return computer_short_name(level=seat.computer_level, index=seat.index)
     return seat.name
 
 
@@ -276,6 +297,7 @@ def table_context(
     players = hand["players"]
     viewer = seat if seat is not None else 0
     names = {s.index: seat_name(s) for s in seats}
+    short_names = {s.index: seat_short_name(s) for s in seats}
     computers = {s.index for s in seats if s.computer_level}
     to_act = hand["to_act"]
     draw = hand.get("draw")
@@ -285,10 +307,12 @@ def table_context(
     for index in range(players):
         position = SEAT_POSITIONS[players][(index - viewer) % players]
         count = hand["hand_counts"][index]
+        fallback = _("Seat %(number)s") % {"number": index + 1}
         seat_infos.append(
             SeatInfo(
                 index=index,
-                name=names.get(index, _("Seat %(number)s") % {"number": index + 1}),
+                name=names.get(index, fallback),
+                short_name=short_names.get(index, fallback),
                 position=position,
                 side=variant.side_of(index),
                 is_you=index == seat,
@@ -446,6 +470,7 @@ def _sides(
             SideInfo(
                 index=side,
                 names=[seat_infos[m].name for m in members],
+                seats=[seat_infos[m] for m in members],
                 points=points,
                 tricks=hand["side_tricks"][side],
                 yours=seat is not None and seat in members,
