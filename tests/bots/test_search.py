@@ -35,7 +35,7 @@ from games.engine import (
 )
 
 #: Hands per variant for the legality run of the search levels (more in CI).
-SEARCH_HANDS = int(os.environ.get("HOKM_SEARCH_HANDS") or (300 if os.environ.get("CI") else 60))
+SEARCH_HANDS = int(os.environ.get("HOKM_SEARCH_HANDS") or (120 if os.environ.get("CI") else 60))
 ALL_VARIANTS = pytest.mark.parametrize("variant", VARIANTS.values(), ids=list(VARIANTS))
 
 
