@@ -30,7 +30,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from games.bots import DUEL_ONLY, LEVELS, bot_action
 from games.engine import (
@@ -50,6 +50,7 @@ from games.engine import (
 )
 
 T = TypeVar("T")
+G = TypeVar("G", "HandRecord", "MatchRecord")
 
 #: Every player a duel can seat: the table levels and the two duel-only baselines.
 PLAYERS: tuple[str, ...] = DUEL_ONLY + LEVELS
@@ -139,35 +140,30 @@ class MatchRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class DealOutcome:
-    """Deal ``index`` (seed ``seed``) played once per arrangement, with each side's decision
-    times in seconds."""
+class _Outcome(Generic[G]):
+    """One deal or match set played once per arrangement, with each side's decision times in
+    seconds."""
 
     index: int
     seed: int
-    games: tuple[HandRecord, ...]
+    games: tuple[G, ...]
     times_a: tuple[float, ...]
     times_b: tuple[float, ...]
 
     @property
     def a_score(self) -> float:
-        """A's share of the deal's games: the independent unit of the confidence interval."""
+        """A's share of the set's games: the independent unit of the confidence interval."""
         return sum(game.a_won for game in self.games) / len(self.games)
 
 
 @dataclass(frozen=True, slots=True)
-class MatchOutcome:
+class DealOutcome(_Outcome[HandRecord]):
+    """Deal ``index`` (seed ``seed``) played once per arrangement."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOutcome(_Outcome[MatchRecord]):
     """Match set ``index`` (seed ``seed``): the same match once per arrangement."""
-
-    index: int
-    seed: int
-    games: tuple[MatchRecord, ...]
-    times_a: tuple[float, ...]
-    times_b: tuple[float, ...]
-
-    @property
-    def a_score(self) -> float:
-        return sum(game.a_won for game in self.games) / len(self.games)
 
 
 @dataclass(frozen=True, slots=True)
