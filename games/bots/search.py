@@ -309,15 +309,16 @@ def _call_with_draw(view, legal, context: _Context, settings, deadline, rng) -> 
         for index, suit in enumerate(suits):
             kept = sorted(own_cards, key=lambda c: lowest_key(c, suit))[3:]
             hands = _fill(context, mask_of(kept), order, opponent_known=0)
-            batch = Batch.start(
-                context.rules,
-                hands,
-                trump=SUIT_INDEX[suit],
-                leader=context.hakem,
-                hakem_side=context.hakem_side,
-            )
-            totals[index] += context.utility(playout(batch)).sum()
+            totals[index] += _worth_from_first_lead(context, hands, SUIT_INDEX[suit])
     return _best(legal, totals, greedy_action(view))
+
+
+def _worth_from_first_lead(context: _Context, hands: np.ndarray, trump: int) -> float:
+    """The total utility of playing out these whole hands from the Hakem's first lead."""
+    batch = Batch.start(
+        context.rules, hands, trump=trump, leader=context.hakem, hakem_side=context.hakem_side
+    )
+    return float(context.utility(playout(batch)).sum())
 
 
 def _fill(context: _Context, own: int, order: np.ndarray, *, opponent_known: int) -> np.ndarray:
@@ -347,14 +348,8 @@ def _discard(view, legal, context: _Context, settings, deadline, rng) -> Action:
         order = shuffled_unknown(unknown, size, rng)
         for index, action in enumerate(legal):
             kept = hand & ~mask_of(action.cards)
-            batch = Batch.start(
-                context.rules,
-                _fill(context, kept, order, opponent_known=0),
-                trump=trump,
-                leader=context.hakem,
-                hakem_side=context.hakem_side,
-            )
-            totals[index] += context.utility(playout(batch)).sum()
+            hands = _fill(context, kept, order, opponent_known=0)
+            totals[index] += _worth_from_first_lead(context, hands, trump)
     return _best(legal, totals, greedy_action(view))
 
 
@@ -384,14 +379,7 @@ def _keep_or_throw(view, legal, context: _Context, settings, deadline, rng) -> A
             hands = np.zeros((size, 2), dtype=np.uint64)
             hands[:, context.seat] = own | masks_of_rows(rest[:, :mine])
             hands[:, 1 - context.seat] = masks_of_rows(rest[:, mine : mine + 13])
-            batch = Batch.start(
-                context.rules,
-                hands,
-                trump=trump,
-                leader=context.hakem,
-                hakem_side=context.hakem_side,
-            )
-            totals[index] += context.utility(playout(batch)).sum()
+            totals[index] += _worth_from_first_lead(context, hands, trump)
     return _best([keep, throw], totals, greedy_action(view))
 
 
