@@ -5,7 +5,8 @@ Wrap the routes inside the session middleware, so that it runs after the session
     AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(websocket_urlpatterns)))
 
 A handshake with a bearer token is authenticated by the token alone: a valid token sets
-``scope["user"]`` to its user and ``scope["auth_method"]`` to ``"token"``; an invalid, revoked or
+``scope["user"]`` to its user, ``scope["auth_method"]`` to ``"token"`` and ``scope["api_token_id"]``
+to the token's id; an invalid, revoked or
 unknown token, or a token of an inactive user, sets an ``AnonymousUser``, never the session's user,
 so a program with a bad token fails plainly instead of acting as whoever is logged in in that
 browser. Without a bearer token the session's user stays (``auth_method`` is ``"session"``).
@@ -21,7 +22,7 @@ from channels.db import database_sync_to_async
 from channels.middleware import BaseMiddleware
 from django.contrib.auth.models import AnonymousUser
 
-from accounts.tokens import user_for_token
+from accounts.tokens import token_in_force
 
 _BEARER = "bearer"
 
@@ -49,7 +50,9 @@ class TokenAuthMiddleware(BaseMiddleware):
         if raw is None:
             scope.setdefault("auth_method", "session")
         else:
-            user = await database_sync_to_async(user_for_token)(raw) if raw else None
-            scope["user"] = user or AnonymousUser()
+            token = await database_sync_to_async(token_in_force)(raw) if raw else None
+            scope["user"] = token.user if token is not None else AnonymousUser()
             scope["auth_method"] = "token"
+            # Names the socket's group, so revoking the token closes it (accounts.socket_sessions).
+            scope["api_token_id"] = token.pk if token is not None else None
         return await self.inner(scope, receive, send)

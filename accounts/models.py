@@ -1,3 +1,5 @@
+from typing import Any
+
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
@@ -20,6 +22,17 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.display_name or self.username
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Every way a password changes ends here (allauth's pages, the admin, `manage.py
+        # changepassword`): Django's own password_changed hook runs at this point too. The
+        # player's session sockets close with the sessions Django ends (accounts.socket_sessions).
+        password_changed = self._password is not None
+        super().save(*args, **kwargs)
+        if password_changed:
+            from accounts.socket_sessions import password_changed_sign_out
+
+            password_changed_sign_out(self)
 
 
 class ApiToken(models.Model):

@@ -6,16 +6,18 @@ A page's socket is signed in by the session cookie of its handshake, a program's
 
 - the player signs out (or ``accounts.middleware`` signs out a blocked player): the sockets
   opened with that session close, as the session is flushed; his other browsers stay signed in;
-- his password is changed, set or reset: every socket opened by a session of his closes, as
-  Django ends those sessions then. The browser that changed it stays signed in, but under a new
-  session key (``update_session_auth_hash`` cycles it), so its sockets cannot be told from the
-  others': they close too, and the page reloaded opens them again.
+- his password is changed, set or reset, by any means (his settings page, a reset link, the
+  admin, ``manage.py changepassword``): every socket opened by a session of his closes, as Django
+  ends those sessions then. The browser that changed it stays signed in, but under a new session
+  key (``update_session_auth_hash`` cycles it), so its sockets cannot be told from the others':
+  they close too, and the page reloaded opens them again;
+- an API token is revoked: the sockets opened with that token close. A token is its own
+  credential, so a password change leaves the program's sockets open.
 
-Sockets signed in by a token are left alone: a token is its own credential, revoked on its own.
 A suspension or a ban closes every socket of the player (``accounts.enforcement``, code 4403).
 
-The session of a socket is found by a channel-layer group named from a digest of its key, so the
-key itself is never written to the channel layer.
+The sockets of a session or a token are found by a channel-layer group named from a digest of the
+session key or from the token's id, so no secret is ever written to the channel layer.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ CLOSE_SIGNED_OUT = 4401
 SIGNED_OUT_MESSAGES = {
     "logged_out": _("You signed out in this browser. Sign in again to go on."),
     "password_changed": _("Your password was changed. Reload the page to go on."),
+    "token_revoked": _("This API token was revoked. Connect again with a token in force."),
 }
 
 
@@ -53,12 +56,18 @@ def session_group_name(session_key: str) -> str:
     return "session." + hashlib.sha256(session_key.encode()).hexdigest()[:40]
 
 
+def token_group_name(token_id: int) -> str:
+    """The channel-layer group of the sockets an API token opened."""
+    return f"apitoken.{token_id}"
+
+
 def socket_session_group(scope: dict[str, Any]) -> str | None:
-    """The group of the session that signed a socket in; None for a token or a visitor."""
-    if scope.get("auth_method") == "token":
-        return None
+    """The group of the session or the token that signed a socket in; None for a visitor."""
     if not getattr(scope.get("user"), "is_authenticated", False):
         return None
+    if scope.get("auth_method") == "token":
+        token_id = scope.get("api_token_id")
+        return token_group_name(token_id) if token_id is not None else None
     session = scope.get("session")
     key = getattr(session, "session_key", None)
     return session_group_name(key) if key else None
@@ -84,7 +93,9 @@ class SessionBoundSocket:
     async def user_signed_out(self, event: dict[str, Any]) -> None:
         """The sign-in of this socket ended (channel-layer handler): say why, then close."""
         if self.session_group is None:
-            return  # a token's socket: its sign-in goes on
+            return
+        if event["reason"] == "password_changed" and self.scope.get("auth_method") == "token":  # type: ignore[attr-defined]
+            return  # a token is its own credential: the program's sign-in goes on
         with translation.override(getattr(self, "language", None)):
             text = str(SIGNED_OUT_MESSAGES[event["reason"]])
         await self.send_error("signed_out", text)  # type: ignore[attr-defined]
@@ -115,17 +126,17 @@ def _on_logged_out(sender: Any, request: HttpRequest | None, user: Any, **kwargs
         sockets_sign_out(group=session_group_name(key), reason="logged_out")
 
 
-def _on_password_changed(
-    sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any
-) -> None:
-    sockets_sign_out(group=user_group_name(user.pk), reason="password_changed")
+def password_changed_sign_out(user: Any) -> None:
+    """Close the session sockets of ``user``, whose new password was just saved (``User.save``).
+
+    Without a sign-in there is no session and so no session socket: new users skip the send.
+    """
+    if user.pk is not None and user.last_login is not None:
+        sockets_sign_out(group=user_group_name(user.pk), reason="password_changed")
 
 
 def signals_connect() -> None:
     """Connect the receivers (``AccountsConfig.ready``)."""
-    from allauth.account import signals
     from django.contrib.auth.signals import user_logged_out
 
     user_logged_out.connect(_on_logged_out, dispatch_uid="accounts.socket_sessions.logged_out")
-    for signal in (signals.password_changed, signals.password_set, signals.password_reset):
-        signal.connect(_on_password_changed, dispatch_uid="accounts.socket_sessions.password")

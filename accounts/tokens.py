@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import ApiToken, User
+from accounts.socket_sessions import sockets_sign_out, token_group_name
 
 TOKEN_PREFIX = "hokm_"
 #: ``secrets.token_urlsafe(32)`` gives 43 characters; anything much longer is not a token.
@@ -71,11 +72,20 @@ def token_revoke(*, token_id: int, user: User) -> ApiToken:
         if token.revoked_at is None:
             token.revoked_at = timezone.now()
             token.save(update_fields=["revoked_at"])
+            # A program's open sockets end with its token, after the commit.
+            sockets_sign_out(group=token_group_name(token.pk), reason="token_revoked")
     return token
 
 
 def user_for_token(raw: str) -> User | None:
     """The active user a token in force belongs to, or None; notes when the token was used."""
+    token = token_in_force(raw)
+    return token.user if token is not None else None
+
+
+def token_in_force(raw: str) -> ApiToken | None:
+    """The token ``raw`` is, with its user, if it is in force and its user active, or None;
+    notes when the token was used."""
     if not raw.startswith(TOKEN_PREFIX) or len(raw) > _TOKEN_MAX_LENGTH:
         return None
     token = (
@@ -92,4 +102,4 @@ def user_for_token(raw: str) -> User | None:
         ApiToken.objects.filter(
             Q(last_used_at__isnull=True) | Q(last_used_at__lt=stale), pk=token.pk
         ).update(last_used_at=now)
-    return token.user
+    return token

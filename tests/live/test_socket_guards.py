@@ -28,7 +28,7 @@ from django.urls import reverse
 
 from accounts.models import User
 from accounts.socket_sessions import CLOSE_SIGNED_OUT
-from accounts.tokens import token_create
+from accounts.tokens import token_create, token_revoke
 from games.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND
 from games.models import Match
 from games.socket_limits import CLOSE_TOO_LARGE, CLOSE_TOO_MANY, TokenBucket
@@ -478,3 +478,78 @@ async def test_a_password_reset_closes_every_socket_of_his_sessions():
 
     assert await db(reset)() == 302
     await assert_signed_out(sockets, "Your password was changed. Reload the page to go on.")
+
+
+async def test_a_password_changed_by_the_admin_or_manage_py_closes_his_session_sockets():
+    """Not only allauth's pages: the admin's form and ``changepassword`` end in ``set_password``
+    and ``save``, and Django ends his sessions then, so their sockets close too."""
+    user, match, table_id = await db(seated_player)()
+    _, cookie = await db(session_of)(user)
+    _, secret = await db(token_create)(user=user, name="bot")
+    sockets = await open_all(match.pk, table_id, cookie)
+    program, _ = await handshake(
+        f"/ws/api/match/{match.pk}/",
+        origin=None,
+        headers=[(b"authorization", f"Bearer {secret}".encode())],
+    )
+
+    def change() -> None:
+        fresh = User.objects.get(pk=user.pk)
+        fresh.set_password("changed-by-a-moderator")
+        fresh.save()
+
+    await db(change)()
+
+    await assert_signed_out(sockets, "Your password was changed. Reload the page to go on.")
+    await assert_open({"json": program})
+
+
+async def test_other_saves_of_a_player_leave_his_sockets_open():
+    user, match, table_id = await db(seated_player)()
+    _, cookie = await db(session_of)(user)
+    sockets = await open_all(match.pk, table_id, cookie)
+
+    def rename() -> None:
+        fresh = User.objects.get(pk=user.pk)
+        fresh.display_name = "Roya the Hakem"
+        fresh.save()
+
+    await db(rename)()
+
+    await assert_open(sockets)
+
+
+async def test_revoking_a_token_closes_the_sockets_of_that_token_only():
+    user, match, table_id = await db(seated_player)()
+    _, cookie = await db(session_of)(user)
+    revoked, revoked_secret = await db(token_create)(user=user, name="old bot")
+    _, kept_secret = await db(token_create)(user=user, name="new bot")
+    browser = await open_all(match.pk, table_id, cookie)
+    programs = {}
+    for name, secret in (("revoked", revoked_secret), ("kept", kept_secret)):
+        socket, accepted = await handshake(
+            f"/ws/api/match/{match.pk}/",
+            origin=None,
+            headers=[(b"authorization", f"Bearer {secret}".encode())],
+        )
+        assert accepted
+        assert (await next_json(socket, "state"))["data"]["seat"] == 0
+        programs[name] = socket
+
+    await db(token_revoke)(token_id=revoked.pk, user=user)
+
+    await assert_signed_out(
+        {"json": programs["revoked"]},
+        "This API token was revoked. Connect again with a token in force.",
+    )
+    await assert_open({"json": programs["kept"]})
+    await assert_open(browser)
+    # Reconnecting with the revoked token gives no seat: at most a visitor's view of the table.
+    socket, accepted = await handshake(
+        f"/ws/api/match/{match.pk}/",
+        origin=None,
+        headers=[(b"authorization", f"Bearer {revoked_secret}".encode())],
+    )
+    assert accepted
+    assert (await next_json(socket, "state"))["data"]["seat"] is None
+    await socket.disconnect()
