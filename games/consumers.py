@@ -13,7 +13,10 @@ import asyncio
 import contextlib
 import json
 import logging
+import threading
+import time
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -255,7 +258,12 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
     ) -> None:
         """Send this seat's state; with ``since``, also the events after that version, when the
         log still has them all (else ``events`` is None: the state alone is the resync)."""
-        loaded = await database_sync_to_async(_load)(self.match_id, since)
+        if event is None:
+            loaded = await database_sync_to_async(_load)(self.match_id, since)
+        else:
+            loaded = await database_sync_to_async(_load_for_event)(
+                self.match_id, since, event["version"]
+            )
         if not force and loaded.match.version <= self.last_version:
             return
         self.last_version = loaded.match.version
@@ -483,6 +491,63 @@ class Loaded:
 
 #: How many times ``_load`` reads a match that keeps changing before it sends what it read.
 _LOAD_ATTEMPTS = 3
+
+
+class _RecentLoads:
+    """The match states this process loaded for recent events, shared by its sockets.
+
+    Every socket of a match hears each of its events, and each would read the same rows and
+    rebuild the same engine state: four seats and the spectators, a dozen reads for one card.
+    The first socket to handle an event keeps what it loaded here, under the event's version and
+    the version its socket had (so the events listed since then are the same), and the others
+    of this process take it. Entries are only used for a few seconds and only for events: what
+    a version shows never changes, but presence and clocks may without a new version, so a
+    connect, a resync or a presence change always reads afresh. Consumers only read what they
+    take; nothing changes a ``Loaded`` after it is built.
+    """
+
+    def __init__(self, *, size: int = 512, seconds: float = 3.0) -> None:
+        self._size = size
+        self._seconds = seconds
+        self._entries: OrderedDict[tuple[int, int, int | None], tuple[float, Loaded]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[int, int, int | None]) -> Loaded | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or time.monotonic() - entry[0] > self._seconds:
+                return None
+            return entry[1]
+
+    def put(self, key: tuple[int, int, int | None], loaded: Loaded) -> None:
+        with self._lock:
+            self._entries[key] = (time.monotonic(), loaded)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_recent_loads = _RecentLoads()
+
+
+def _load_for_event(match_id: int, since: int | None, version: int) -> Loaded:
+    """What to send for the event of ``version``: loaded once per process and socket version."""
+    cached = _recent_loads.get((match_id, version, since))
+    if cached is not None:
+        return cached
+    loaded = _load(match_id, since)
+    # Kept under the version read, which may be newer than the event's: the socket that takes it
+    # skips the events in between, as it would have had it read the rows itself.
+    _recent_loads.put((match_id, loaded.match.version, since), loaded)
+    if loaded.match.version != version:
+        _recent_loads.put((match_id, version, since), loaded)
+    return loaded
 
 
 def _load(match_id: int, since: int | None) -> Loaded:

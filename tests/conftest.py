@@ -104,3 +104,14 @@ def _no_stray_database_sessions(django_db_setup, django_db_blocker) -> Iterator[
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
+
+
+@pytest.fixture(autouse=True)
+def _no_shared_loads_between_tests() -> Iterator[None]:
+    """The sockets' shared loads (games/consumers.py) are keyed by match id, which a later test's
+    database may give to another match: each test starts with none."""
+    from games.consumers import _recent_loads
+
+    _recent_loads.clear()
+    yield
+    _recent_loads.clear()
