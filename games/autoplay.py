@@ -9,8 +9,10 @@ step once, and a worker that restarts finds every deadline in the database where
 
 ``settings.HOKM_AUTOPLAY`` picks where the worker runs:
 
-- ``"thread"`` (the default): a thread in each server process (``hokm_site.asgi`` starts it);
-- ``"worker"``: in ``python manage.py hokm_worker`` processes only (``make run`` starts one);
+- ``"thread"`` (the default, and ``make run``'s): a thread in each server process
+  (``hokm_site.asgi`` starts it);
+- ``"worker"``: in ``python manage.py hokm_worker`` processes only (production,
+  docs/operations.md);
 - ``"inline"`` (tests): computer steps are taken at once in the committing thread, while a
   person's clock runs only when a test calls :func:`due_steps_run`;
 - ``"off"``: nothing moves by itself.

@@ -230,8 +230,9 @@ LOGGING = {
 }
 
 # The worker (games/autoplay.py): computer players, the next deal and turn clocks. "thread" runs
-# it in each server process, "worker" only in `manage.py hokm_worker` processes (as `make run`
-# does), "inline" or "off" in tests. The delays make computer moves and hand ends readable.
+# it in each server process (as `make run` does), "worker" only in `manage.py hokm_worker`
+# processes (production, docs/operations.md), "inline" or "off" in tests. The delays make
+# computer moves and hand ends readable.
 HOKM_AUTOPLAY = os.environ.get("HOKM_AUTOPLAY", "thread")
 if HOKM_AUTOPLAY not in ("thread", "worker", "inline", "off"):
     raise ImproperlyConfigured("HOKM_AUTOPLAY must be thread, worker, inline or off.")
