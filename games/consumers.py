@@ -15,6 +15,7 @@ import json
 import logging
 import threading
 import time
+import weakref
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -65,6 +66,8 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
     match_id: int
     seat: int | None
     last_version: int
+    #: The version this socket had when the version watch first saw it behind (``behind``).
+    behind_from: int | None = None
 
     async def connect(self) -> None:
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
@@ -92,6 +95,7 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
             self.match_id, self.seat, self.scope.get("user"), self.channel_name
         )
         self.heartbeat = asyncio.create_task(self._heartbeat())
+        _version_watch.add(self)
         # A reconnecting client names the last version it saw (?since=12): it gets the events
         # it missed with the state (R8.2).
         await self.send_state(force=True, since=_since(self.scope))
@@ -109,6 +113,7 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
+        _version_watch.remove(self)
         await self.channel_layer.group_discard(match_group_name(self.match_id), self.channel_name)
         if getattr(self, "user_group", None) is not None:
             await self.channel_layer.group_discard(self.user_group, self.channel_name)
@@ -249,6 +254,23 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
             return  # a newer state was sent already: events that come in a burst coalesce
         await self.send_state(event=event, since=self.last_version)
 
+    async def match_stale(self, event: dict[str, Any]) -> None:
+        """The version watch found this socket behind the stored match (channel-layer handler):
+        an event was lost, so send the state with the events missed, as a resync does (R8.2)."""
+        await self.send_state(since=self.last_version)
+
+    def behind(self, stored: int) -> bool:
+        """Whether this socket has been behind the ``stored`` version at two looks of the watch
+        in a row: once may be an event still on its way."""
+        if stored <= self.last_version:
+            self.behind_from = None
+            return False
+        if self.behind_from == self.last_version:
+            self.behind_from = None
+            return True
+        self.behind_from = self.last_version
+        return False
+
     async def send_state(
         self,
         *,
@@ -293,6 +315,69 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
     async def send_error(
         self, code: str, message: str, *, client_seq: int | None = None
     ) -> None: ...
+
+
+#: How often, in seconds, each server process compares the versions its match sockets have sent
+#: with the stored ones.
+VERSION_WATCH_SECONDS = 2.0
+
+
+class _VersionWatch:
+    """Catches up the sockets of this process that missed an event.
+
+    Events go through the channel layer after the commit, and the send is robust: if the layer is
+    down at that moment (a Redis restart) the change is stored but its event is lost, and on a
+    quiet table nothing else would come to show it: every player would wait for a move that was
+    already made. So every ``VERSION_WATCH_SECONDS`` one query reads the stored versions of the
+    matches this process has sockets for, and a socket behind at two looks in a row is sent a
+    ``match.stale`` message on its own channel, so that it catches up between its other messages,
+    in order. One query per process, whatever the number of sockets; the task stops when the
+    last socket closes.
+    """
+
+    def __init__(self) -> None:
+        self._sockets: dict[int, weakref.WeakSet[_MatchConsumer]] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    def add(self, consumer: _MatchConsumer) -> None:
+        self._sockets.setdefault(consumer.match_id, weakref.WeakSet()).add(consumer)
+        loop = asyncio.get_running_loop()
+        if self._task is None or self._task.done() or self._task.get_loop() is not loop:
+            self._task = loop.create_task(self._run())
+
+    def remove(self, consumer: _MatchConsumer) -> None:
+        sockets = self._sockets.get(consumer.match_id)
+        if sockets is not None:
+            sockets.discard(consumer)
+            if not sockets:
+                del self._sockets[consumer.match_id]
+        if not self._sockets and self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(VERSION_WATCH_SECONDS)
+            watched = {match_id: list(s) for match_id, s in self._sockets.items() if s}
+            if not watched:
+                continue
+            try:
+                versions = await database_sync_to_async(_versions)(list(watched))
+                for match_id, stored in versions.items():
+                    for consumer in watched[match_id]:
+                        if consumer.behind(stored):
+                            await consumer.channel_layer.send(
+                                consumer.channel_name, {"type": "match.stale"}
+                            )
+            except Exception:  # the next look tries again
+                logger.exception("the version watch failed")
+
+
+_version_watch = _VersionWatch()
+
+
+def _versions(match_ids: list[int]) -> dict[int, int]:
+    return dict(Match.objects.filter(pk__in=match_ids).values_list("pk", "version"))
 
 
 class MatchJsonConsumer(_MatchConsumer):
