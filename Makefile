@@ -20,8 +20,10 @@ run: $(RUNTIME_STAMP) migrate
 migrate: $(RUNTIME_STAMP)
 	$(BIN)/python manage.py migrate --noinput
 
+# Two pytest-xdist workers: the standalone tests (engine, computer players, records) run beside
+# the rest, which stay together in one worker and in order (tests/conftest.py says why).
 test: $(DEV_STAMP)
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

@@ -78,7 +78,24 @@ def _bot_decisions_in_process(settings):
     settings.HOKM_BOT_PROCESSES = 0
 
 
-_BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
+_TESTS = Path(__file__).resolve().parent
+_BROWSER_TESTS = _TESTS / "browser"
+#: Tests that use no database, channel layer, server or browser: the rules engine, the computer
+#: players and the record files. `make test` runs them in a second pytest-xdist worker beside
+#: all the others, which stay together in one worker, in order (``pytest_itemcollected``).
+_STANDALONE = (_TESTS / "engine", _TESTS / "bots", _TESTS / "records")
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Every test but the standalone ones joins the ``server`` group: under ``--dist loadgroup``
+    one worker runs them all, one after another, as a run without xdist does. Two workers would
+    each make a test database whose match ids repeat the other's, while the Redis channel layer
+    and the spawned servers are shared: events of one worker's match 1 would reach the other's
+    sockets. The standalone tests, a third of the suite's time, run beside them."""
+    path = Path(item.path)
+    if not any(folder in path.parents for folder in _STANDALONE):
+        item.add_marker(pytest.mark.xdist_group("server"))
+
 
 
 @pytest.hookimpl(trylast=True)
