@@ -69,6 +69,32 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
     #: The version this socket had when the version watch first saw it behind (``behind``).
     behind_from: int | None = None
 
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self._forget()
+
+    async def _forget(self) -> None:
+        """A consumer that dies of an exception (the channel layer or the database went away
+        while it handled a message) never gets ``websocket.disconnect``: stop its heartbeat,
+        leave the version watch and drop its presence row here, or its player shows as
+        connected, and his clock runs, for as long as the process lives. After a normal
+        ``disconnect`` there is nothing left to do."""
+        heartbeat = getattr(self, "heartbeat", None)
+        if heartbeat is None or heartbeat.done():
+            return
+        heartbeat.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await heartbeat
+        _version_watch.remove(self)
+        try:
+            await database_sync_to_async(_connection_close)(
+                self.match_id, self.seat, self.channel_name
+            )
+        except Exception:  # the database is away too: the row expires (ALIVE_SECONDS)
+            logger.exception("match %s: presence of a dead socket not removed", self.match_id)
+
     async def connect(self) -> None:
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
         self.last_version = -1
@@ -137,6 +163,7 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # Within the caps of ``SocketLimits``; a binary frame is refused by the parser.
+        message = None
         try:
             message = parse_client_message(text_data, seat=self.seat)
             if isinstance(message, PingMessage):
@@ -153,7 +180,12 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
             await self.send_error(error.code, error.message, client_seq=error.client_seq)
         except Exception:  # never a traceback to a client; the log keeps it
             logger.exception("match %s: message refused", self.match_id)
-            await self.send_error("server_error", "the server could not take that message")
+            # An action keeps its id, so that its client knows which one to send again.
+            await self.send_error(
+                "server_error",
+                "the server could not take that message",
+                client_seq=getattr(message, "client_seq", None),
+            )
 
     async def take_action(self, message: ActionMessage) -> None:
         from games.services import ClientActionResult, StaleVersionError, match_client_action
