@@ -97,7 +97,6 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.add_marker(pytest.mark.xdist_group("server"))
 
 
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Browser tests run last, after every async test: sync Playwright keeps an event loop running
