@@ -27,8 +27,14 @@ REDIS_CHANNEL_CAPACITY = 1500
 # redis-py 8 defaults every connection to socket_timeout=5, which collides with channels-redis's
 # own 5 s blocking read (TimeoutError after 5 s of silence), and caps a pool at 100 connections
 # (MaxConnectionsError under load). channels-redis passes every key of a host dict except
-# "address" to redis.asyncio.ConnectionPool.from_url, so both can be set here.
-REDIS_CONNECTION_OPTIONS: dict[str, Any] = {"socket_timeout": None, "max_connections": 1000}
+# "address" to redis.asyncio.ConnectionPool.from_url, so both can be set here. With no timeout, a
+# connection whose peer vanished without a word (a host gone, a cable cut: no reset ever comes)
+# would wait forever; TCP keepalive lets the kernel find it dead and the read fail.
+REDIS_CONNECTION_OPTIONS: dict[str, Any] = {
+    "socket_timeout": None,
+    "socket_keepalive": True,
+    "max_connections": 1000,
+}
 
 
 def env_bool(name: str, default: bool, environ: Mapping[str, str] = os.environ) -> bool:

@@ -147,7 +147,7 @@ def test_redis_url_selects_the_redis_layer_with_redis_py_8_fixes() -> None:
     layer = settings_with(REDIS_URL=url)["CHANNEL_LAYERS"]["default"]
     assert layer["BACKEND"] == "channels_redis.core.RedisChannelLayer"
     assert layer["CONFIG"]["hosts"] == [
-        {"address": url, "socket_timeout": None, "max_connections": 1000}
+        {"address": url, "socket_timeout": None, "socket_keepalive": True, "max_connections": 1000}
     ]
     assert layer["CONFIG"]["capacity"] == REDIS_CHANNEL_CAPACITY > 100
 
@@ -160,6 +160,7 @@ def test_channels_redis_passes_host_options_to_the_connection_pool() -> None:
     pool = layer.create_pool(0)
     assert pool.max_connections == 1000
     assert pool.connection_kwargs["socket_timeout"] is None
+    assert pool.connection_kwargs["socket_keepalive"] is True
     assert layer.capacity == REDIS_CHANNEL_CAPACITY
 
 
