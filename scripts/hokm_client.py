@@ -121,6 +121,7 @@ class _Game:
         self.decided_at: int | None = None  # the version the last action was sent for
         self.hands_reported = 0
         self.missed = 0  # events caught up on after reconnections
+        self.server_errors = 0  # in a row, since the last state
 
     async def take(self, socket: Any, message: dict[str, Any]) -> dict | None:
         """Handle one frame; returns the final view once the match is over."""
@@ -129,11 +130,17 @@ class _Game:
             print(f"refused: {data['message']} ({data['code']})", file=sys.stderr)
             if data["code"] == "rate_limited":
                 await asyncio.sleep(1)  # the server refills a token every 0.1 s
+            elif data["code"] == "server_error":
+                # The server could not take it (its database restarting, say): wait longer each
+                # time before asking again, instead of asking as fast as the rate cap allows.
+                await asyncio.sleep(backoff_delay(self.server_errors))
+                self.server_errors += 1
             self.decided_at = None  # decide again on the fresh state
             await socket.send(json.dumps({"type": "resync", "since": self.version}))
             return None
         if kind not in ("state", "event"):
             return None
+        self.server_errors = 0
         if kind == "state" and self.version is not None and data.get("events"):
             self.missed += len(data["events"])
             if not self.quiet:

@@ -96,3 +96,50 @@ def test_backoff_grows_and_is_jittered():
         assert len(set(samples)) == len(samples)  # jitter: no two clients wait alike
         assert max(samples) > cap * 0.8  # and the cap is reached
     assert caps[-1] == hokm_client.BACKOFF_CAP
+
+
+def test_the_reference_client_backs_off_after_server_errors_and_resets_on_a_state(monkeypatch):
+    """A server that cannot take messages (its database restarting) answers ``server_error``:
+    the client waits longer each time before it asks for the state again, not as fast as the
+    rate cap allows, and starts afresh once a state comes."""
+    import asyncio
+    import json
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import hokm_client
+    finally:
+        sys.path.pop(0)
+    waits: list[float] = []
+    sent: list[dict] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    class Socket:
+        async def send(self, text: str) -> None:
+            sent.append(json.loads(text))
+
+    monkeypatch.setattr(hokm_client.asyncio, "sleep", sleep)
+    monkeypatch.setattr(hokm_client, "backoff_delay", lambda attempt, rng=None: float(attempt))
+    game = hokm_client._Game(quiet=True)
+    error = {"type": "error", "version": 3, "data": {"code": "server_error", "message": "x"}}
+    state = {
+        "type": "state",
+        "version": 3,
+        "data": {
+            "seat": 0,
+            "view": {"results": [], "over": False, "hand": {"to_act": 1, "legal": []}},
+        },
+    }
+
+    async def exchange() -> None:
+        for _ in range(3):
+            await game.take(Socket(), error)
+        await game.take(Socket(), state)
+        await game.take(Socket(), error)
+
+    asyncio.run(exchange())
+
+    assert waits == [0.0, 1.0, 2.0, 0.0]
+    assert [message["type"] for message in sent] == ["resync"] * 4
