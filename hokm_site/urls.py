@@ -5,7 +5,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
-from hokm_site import views
+from hokm_site import health, views
 
 # Staff sign in through allauth's login, which asks for the second factor of an account that has
 # one; Django's own admin login form would let a stolen password in without it.
@@ -13,6 +13,8 @@ admin.site.login = secure_admin_login(admin.site.login)
 
 urlpatterns = [
     path("", views.home, name="home"),
+    # For load balancers and monitors (docs/operations.md).
+    path("healthz/", health.healthz, name="healthz"),
     # set_language: the header's language switcher posts here.
     path("i18n/", include("django.conf.urls.i18n")),
     path(settings.ADMIN_URL, admin.site.urls),
