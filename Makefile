@@ -62,3 +62,10 @@ bench-history: $(RUNTIME_STAMP)
 .PHONY: bench-bots
 bench-bots: $(RUNTIME_STAMP)
 	$(BIN)/python -m bench.sim_bench
+
+# The full hidden-cards audit (docs/security.md): 100 whole matches, every byte each seat and a
+# spectator receive checked (CI plays 8 of them). About 13 minutes; prints the counts by kind.
+.PHONY: audit-hidden-cards
+audit-hidden-cards: $(DEV_STAMP)
+	HOKM_AUDIT_MATCHES=100 $(BIN)/pytest -s $(PYTEST_ARGS) \
+		tests/live/test_hidden_cards_audit.py

@@ -1,0 +1,730 @@
+"""The hidden-cards audit (issue 8, R8.3): whole matches of every variant, every seat a person
+whose moves the greedy computer player chooses from that person's own JSON view, one spectator,
+and every byte each of them receives checked for a card it may not see at that moment.
+
+Each seat and the spectator hold the JSON protocol's socket for the whole match, and in one
+match of four all of them also hold the htmx page's socket (in the others one of them does, in
+turn: every page frame costs the server a whole table rendered). Every frame either socket gets
+is checked with ``tests/leakcheck.py``: states on connect, after a ``resync`` and after a
+reconnection with ``?since=``; events; acknowledgements; presence; chat; the error frames and
+flash fragments of messages refused on purpose (out of turn, for another seat, a card not held,
+not following suit, a stale version, a spectator acting, malformed frames, after the match is
+over). Whoever has the page open also loads it whole, as a reload does, before the trump call,
+after it, in the middle of the hand, at its end and at the end of the match; he and the spectator
+load the replay, the summary and the record download before the first call and in the middle
+of each hand (the download is refused while the match is played), and the spectator once more
+when it is over. No seed of the match or of a hand, and no field of a deal order, may appear in
+any of it.
+
+Moves go over the sockets the way a browser or a program sends them, mostly JSON, some in the
+page's flat form; in half the matches a player leaves, the computer plays his seat
+(``match_step``, as the worker does) and he comes back. Most matches are to 1 point; one in three
+rounds is to 2, so that hands follow one another (events of the hand before, a new deal).
+
+HOKM_AUDIT_MATCHES sets the number of matches, the variants in turn: 8 in CI (each variant twice,
+every kind of message and page), 4 locally. The full audit of 100 matches is ``make
+audit-hidden-cards`` (``HOKM_AUDIT_MATCHES=100``): about 50,000 messages and 300 MB, some 9
+minutes of CPU here (every frame costs the server a state read and, for the page, a table
+rendered), too long for every CI run; docs/security.md has its figures. With ``-s`` the messages, bytes and card names
+checked are printed by kind, with the time taken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import os
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+from django.utils import translation
+
+from games.bots import greedy_action
+from games.engine import (
+    get_variant,
+    match_apply,
+    match_legal_actions,
+    match_view,
+    new_match,
+    to_json,
+)
+from games.models import Hand, Match, MatchSeat, Table
+from games.rendering import card_face, render_table
+from games.routing import websocket_urlpatterns
+from games.selectors import match_state_build
+from games.services import SeatSpec, match_create, match_step
+from tests.games.factories import UserFactory
+from tests.leakcheck import TABLE_VERSION, Audit, match_seeds
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+APP = URLRouter(websocket_urlpatterns)
+VARIANTS = ("hokm4", "hokm3", "hokm2", "hokm2-draw")
+MATCHES = int(os.environ.get("HOKM_AUDIT_MATCHES") or (8 if os.environ.get("CI") else 4))
+#: A frame that does not come within this many seconds is a failure (CI machines are slow).
+FRAME_TIMEOUT = 10
+#: The languages of the four seats' and the spectator's browsers: both kinds of card names.
+LANGUAGES = ("en", "fa", "en", "fa", "fa")
+
+
+@pytest.fixture(autouse=True)
+def _cached_templates(settings):
+    """Compile the templates once, as production does: the audit renders thousands of tables."""
+    templates = copy.deepcopy(settings.TEMPLATES)
+    options = templates[0]["OPTIONS"]
+    if options["loaders"][0][0] != "django.template.loaders.cached.Loader":
+        options["loaders"] = [("django.template.loaders.cached.Loader", options["loaders"])]
+    settings.TEMPLATES = templates
+
+
+@dataclass
+class Receiver:
+    """A person at the match (a seat, or the spectator), his sockets and his browser."""
+
+    name: str
+    seat: int | None
+    user: Any
+    language: str
+    http: Client
+    page: bool  # whether he has the htmx page open (its socket) in this match
+    json: Any = None  # WebsocketCommunicator
+    html: Any = None
+    data: dict[str, Any] | None = None  # the latest state the JSON socket got
+    json_version: int = -1
+    html_version: int = -1
+    acks: set[int] = field(default_factory=set)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    chats: int = 0
+
+
+def _create(variant: str, target: int, seed: int, users: list, partner_draw: bool) -> Match:
+    table = Table.objects.create(
+        name="audit", variant=variant, target=target, allow_spectators=True
+    )
+    return match_create(
+        variant=variant,
+        target=target,
+        seed=seed,
+        table=table,
+        partner_draw=partner_draw,
+        seats=[SeatSpec(name=u.username, user=u) for u in users],
+    )
+
+
+def _browser(user, language: str) -> Client:
+    client = Client()
+    client.force_login(user)
+    client.cookies["django_language"] = language
+    return client
+
+
+def _table_version(text: str) -> int | None:
+    found = TABLE_VERSION.search(text)
+    return int(found.group(1)) if found else None
+
+
+class MatchRun:
+    """One match driven through the sockets, every frame checked as it is read."""
+
+    def __init__(self, *, variant: str, target: int, rng: random.Random) -> None:
+        self.variant = variant
+        self.rules = get_variant(variant)
+        self.target = target
+        self.rng = rng
+        self.seq = 0
+        self.left: int | None = None  # a seat whose person left it to the computer
+        self.over = False
+
+    # -- the match as stored -------------------------------------------------------------------
+
+    def _snapshot(self) -> int:
+        match = Match.objects.get(pk=self.match_id)
+        if match.version not in self.audit.moments:
+            self.audit.moment_add(match_state_build(match=match), version=match.version)
+        self.audit.seeds.update(Hand.objects.filter(match=match).values_list("seed", flat=True))
+        self.over = match.status != Match.Status.PLAYING
+        return match.version
+
+    async def snapshot(self) -> None:
+        """Record the match as it is now: the test makes one change at a time, so this is the
+        moment of its version."""
+        self.version = await database_sync_to_async(self._snapshot)()
+
+    async def start(
+        self, *, seed: int, partner_draw: bool, people: list, browsers: list[Client], pages: set
+    ) -> None:
+        """``people``: the seats' users, then the spectator's; ``pages``: the indexes among them
+        of those who have the page open."""
+        players = self.rules.players
+        match = await database_sync_to_async(_create)(
+            self.variant, self.target, seed, people[:players], partner_draw
+        )
+        self.match_id = match.pk
+        self.audit = Audit(hakem_draw=match.hakem_draw, seeds=match_seeds(seed))
+        await self.snapshot()
+        # After a draw for partners (R2.3) the players sit in the order the draw gave.
+        seated = await database_sync_to_async(
+            lambda: list(match.seats.order_by("index").values_list("user_id", flat=True))
+        )()
+        index_of = {user.pk: index for index, user in enumerate(people)}
+        order = [index_of[user_id] for user_id in seated] + [len(people) - 1]
+        self.receivers = [
+            Receiver(
+                name=f"seat {seat}" if seat < players else "spectator",
+                seat=seat if seat < players else None,
+                user=people[index],
+                language=LANGUAGES[index],
+                http=browsers[index],
+                page=index in pages,
+            )
+            for seat, index in enumerate(order)
+        ]
+        for receiver in self.receivers:
+            await self.open_json(receiver)
+            if receiver.page:
+                await self.open_html(receiver)
+
+    # -- sockets -------------------------------------------------------------------------------
+
+    def _communicator(self, receiver: Receiver, *, api: bool, since: int | None) -> Any:
+        path = f"/ws/{'api/' if api else ''}match/{self.match_id}/"
+        if since is not None:
+            path += f"?since={since}"
+        headers = [(b"accept-language", receiver.language.encode())]
+        communicator = WebsocketCommunicator(APP, path, headers=headers)
+        communicator.scope["user"] = receiver.user
+        return communicator
+
+    async def open_json(self, receiver: Receiver, since: int | None = None) -> None:
+        receiver.json = self._communicator(receiver, api=True, since=since)
+        connected, _ = await receiver.json.connect(timeout=FRAME_TIMEOUT)
+        assert connected
+        frame = await self.read_json(receiver)
+        assert frame["type"] == "state" and frame["data"]["seat"] == receiver.seat
+        assert (await self.read_json(receiver))["type"] == "chat_history"
+
+    async def open_html(self, receiver: Receiver, since: int | None = None) -> None:
+        receiver.html = self._communicator(receiver, api=False, since=since)
+        connected, _ = await receiver.html.connect(timeout=FRAME_TIMEOUT)
+        assert connected
+        assert 'id="table"' in await self.read_html(receiver)
+        assert 'id="chat-log"' in await self.read_html(receiver)
+
+    async def _known(self, version: int) -> None:
+        """A frame of a version the test has not recorded yet: the change it made just now."""
+        if version not in self.audit.moments:
+            await self.snapshot()
+
+    async def read_json(
+        self, receiver: Receiver, echo: frozenset[str] = frozenset()
+    ) -> dict[str, Any]:
+        text = await receiver.json.receive_from(timeout=FRAME_TIMEOUT)
+        await self._known(json.loads(text)["version"])
+        frame = self.audit.check_json(receiver.name, receiver.seat, text, echo=echo)
+        kind = frame["type"]
+        if kind in ("state", "event"):
+            assert frame["version"] >= receiver.json_version, "an older state after a newer one"
+            receiver.json_version = frame["version"]
+            receiver.data = frame["data"]
+        elif kind == "ack":
+            receiver.acks.add(frame["data"]["client_seq"])
+        elif kind == "error":
+            receiver.errors.append(frame["data"])
+        elif kind == "chat":
+            receiver.chats += 1
+        return frame
+
+    async def read_html(self, receiver: Receiver, echo: frozenset[str] = frozenset()) -> str:
+        text = await receiver.html.receive_from(timeout=FRAME_TIMEOUT)
+        start = text[:200]
+        if 'id="table"' in start:
+            kind = "html table"
+        elif 'id="flash"' in start:
+            kind = "html flash"
+        elif 'id="chat-' in start:
+            kind = "html chat"
+        else:
+            kind = "html other"
+        found = _table_version(text)
+        if found is not None:
+            await self._known(found)
+        version = self.audit.check_html(
+            receiver.name,
+            receiver.seat,
+            text,
+            kind=kind,
+            version=receiver.html_version,
+            echo=echo,
+        )
+        if version is not None:
+            assert version >= receiver.html_version, "an older table after a newer one"
+            receiver.html_version = version
+        return text
+
+    async def settle(self) -> None:
+        """Every socket reads until it has the match's current version."""
+        for receiver in self.receivers:
+            while receiver.json_version < self.version:
+                await self.read_json(receiver)
+            while receiver.page and receiver.html_version < self.version:
+                await self.read_html(receiver)
+
+    async def drain(self, receiver: Receiver, *, page: bool) -> None:
+        """Read whatever a socket has been sent (before it closes, so no frame goes unread)."""
+        await asyncio.sleep(0.005)
+        if page:
+            while not receiver.html.output_queue.empty():
+                await self.read_html(receiver)
+        else:
+            while not receiver.json.output_queue.empty():
+                await self.read_json(receiver)
+
+    # -- moves ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def seat_view(receiver: Receiver) -> dict[str, Any]:
+        return receiver.data["view"]["hand"]
+
+    def to_act(self) -> int | None:
+        return self.seat_view(self.receivers[-1])["to_act"]
+
+    async def send_action(
+        self, receiver: Receiver, action: dict[str, Any], *, version: int | None, page: bool
+    ) -> int:
+        self.seq += 1
+        if page:
+            # What the page's forms send: the flat form, numbers and booleans as strings.
+            message: dict[str, Any] = {"type": "action", "client_seq": str(self.seq)}
+            message["kind"] = action["type"]
+            for key, value in action.items():
+                if key not in ("type", "seat"):
+                    message[key] = str(value).lower() if isinstance(value, bool) else value
+            if version is not None:
+                message["version"] = str(version)
+            await receiver.html.send_to(text_data=json.dumps(message))
+        else:
+            message = {"type": "action", "client_seq": self.seq, "action": action}
+            if version is not None:
+                message["version"] = version
+            await receiver.json.send_to(text_data=json.dumps(message))
+        return self.seq
+
+    async def move(self) -> None:
+        """The seat on turn acts as the greedy player decides from its own JSON view; or the
+        computer plays a seat whose person left, or the next hand is dealt, as the worker does."""
+        seat = self.to_act()
+        if self.audit.latest.phase == "done" or seat == self.left:
+            assert await database_sync_to_async(match_step)(match=self.match_id, rush=True)
+            await self.snapshot()
+            await self.settle()
+            return
+        receiver = self.receivers[seat]
+        action = to_json(greedy_action(self.seat_view(receiver)))
+        page = receiver.page and self.rng.random() < 0.25
+        before = self.version
+        seq = await self.send_action(receiver, action, version=before, page=page)
+        while receiver.json_version <= before:
+            await self.read_json(receiver)
+        await self.settle()
+        assert self.version == before + 1
+        if not page:
+            assert seq in receiver.acks
+
+    # -- messages refused on purpose -----------------------------------------------------------
+
+    async def expect_error(
+        self, receiver: Receiver, *, page: bool, echo: frozenset[str] = frozenset()
+    ) -> dict[str, Any] | None:
+        """The refusal of the last message: its error frame, or the page's flash fragment."""
+        if page:
+            while 'id="flash"' not in (await self.read_html(receiver, echo=echo))[:200]:
+                pass
+            return None
+        count = len(receiver.errors)
+        while len(receiver.errors) == count:
+            await self.read_json(receiver, echo=echo)
+        return receiver.errors[-1]
+
+    def hidden_from(self, seat: int) -> list[str]:
+        """The cards ``seat`` may not see now: other seats', the stock's, those not dealt."""
+        return sorted({card.text for card in self.rules.deck} - self.audit.latest.seats[seat])
+
+    async def probe(self) -> None:
+        """One message that is refused, or answered, and must show no hidden card."""
+        latest = self.audit.latest
+        kinds = ["resync", "reconnect", "ping", "spectator", "bad"]
+        if latest.phase != "done" and self.to_act() != self.left:
+            kinds += ["out_of_turn", "wrong_seat", "not_held", "follow", "stale"]
+        kind = self.rng.choice(kinds)
+        to_act = self.to_act()
+        receiver = (
+            self.receivers[to_act]
+            if kind in ("not_held", "follow", "stale")
+            else self.receivers[-1]
+            if kind == "spectator"
+            else self.rng.choice(self.receivers)
+        )
+        if kind in ("out_of_turn", "wrong_seat"):
+            seat = self.rng.choice([s for s in range(self.rules.players) if s != to_act])
+            receiver = self.receivers[seat]
+        page = receiver.page and self.rng.random() < 0.4
+        if kind == "out_of_turn":
+            own = self.seat_view(receiver).get("hand") or []
+            action = (
+                {"type": "play_card", "card": self.rng.choice(own)}
+                if own and latest.phase == "play"
+                else {"type": "call_trump", "suit": "S"}
+            )
+            await self.send_action(receiver, action, version=self.version, page=page)
+            error = await self.expect_error(receiver, page=page)
+            assert error is None or error["code"] in ("not_your_turn", "wrong_phase"), error
+        elif kind == "wrong_seat":
+            action = {"type": "call_trump", "suit": "H", "seat": to_act}
+            await self.send_action(receiver, action, version=None, page=False)
+            error = await self.expect_error(receiver, page=False)
+            assert error["code"] == "wrong_seat", error
+        elif kind == "not_held":
+            hidden = self.hidden_from(to_act)
+            if not hidden:
+                return
+            card = self.rng.choice(hidden)
+            action = {"type": "play_card", "card": card}
+            await self.send_action(receiver, action, version=self.version, page=page)
+            # The refusal may repeat the card the player named himself; and it must not tell
+            # whether another seat holds it or nobody does (the stock, cards not dealt).
+            error = await self.expect_error(receiver, page=page, echo=frozenset([card]))
+            if error is not None and latest.phase == "play":
+                assert error == {
+                    "code": "card_not_held",
+                    "message": f"you do not hold {card}",
+                    "client_seq": self.seq,
+                }
+        elif kind == "follow":
+            view = self.seat_view(receiver)
+            legal = {a.get("card") for a in view["legal"]}
+            wrong = [card for card in view["hand"] if card not in legal]
+            if latest.phase != "play" or not wrong:
+                return
+            action = {"type": "play_card", "card": self.rng.choice(wrong)}
+            await self.send_action(receiver, action, version=None, page=page)
+            error = await self.expect_error(receiver, page=page)
+            assert error is None or error["code"] == "must_follow_suit", error
+        elif kind == "stale":
+            action = to_json(greedy_action(self.seat_view(receiver)))
+            await self.send_action(receiver, action, version=self.version - 1, page=page)
+            error = await self.expect_error(receiver, page=page)
+            assert error is None or error["code"] == "stale_version", error
+            # A fresh state follows the refusal.
+            if page:
+                while _table_version(await self.read_html(receiver)) is None:
+                    pass
+            else:
+                while (await self.read_json(receiver))["type"] != "state":
+                    pass
+        elif kind == "spectator":
+            card = self.rng.choice(sorted(latest.played) or ["AS"])
+            await self.send_action(
+                receiver, {"type": "play_card", "card": card}, version=self.version, page=page
+            )
+            error = await self.expect_error(receiver, page=page, echo=frozenset([card]))
+            assert error is None or error["code"] == "not_seated", error
+        elif kind == "resync":
+            message = json.dumps({"type": "resync", "since": self.rng.randint(0, self.version)})
+            if page:
+                await receiver.html.send_to(text_data=message)
+                while _table_version(await self.read_html(receiver)) is None:
+                    pass
+            else:
+                await receiver.json.send_to(text_data=message)
+                while (await self.read_json(receiver))["type"] != "state":
+                    pass
+        elif kind == "reconnect":
+            since = self.rng.randint(0, self.version)
+            await self.drain(receiver, page=page)
+            if page:
+                await receiver.html.disconnect()
+                await self.open_html(receiver, since=since)
+            else:
+                await receiver.json.disconnect()
+                await self.open_json(receiver, since=since)
+        elif kind == "ping":
+            await receiver.json.send_to(text_data='{"type": "ping"}')
+            while (await self.read_json(receiver))["type"] != "pong":
+                pass
+        elif kind == "bad":
+            if page:
+                await receiver.html.send_to(text_data="{not json")
+            else:
+                await receiver.json.send_to(bytes_data=b"\x00\x01")
+            await self.expect_error(receiver, page=page)
+
+    # -- pages -----------------------------------------------------------------------------------
+
+    def _get(self, receiver: Receiver, path: str) -> tuple[int, str]:
+        response = receiver.http.get(path)
+        return response.status_code, response.content.decode()
+
+    async def live_pages(self) -> None:
+        """Everyone with the page open loads it again, as a reload does."""
+        for receiver in self.receivers:
+            if not receiver.page:
+                continue
+            status, body = await database_sync_to_async(self._get)(
+                receiver, f"/match/{self.match_id}/"
+            )
+            assert status == 200
+            self.audit.check_html(
+                receiver.name, receiver.seat, body, kind="page match", version=self.version
+            )
+
+    async def history_pages(self, receivers: list[Receiver]) -> None:
+        """Replay, summary and record download: while the match is played, the cards played
+        only, and no record (R8.3); once it is over everything, which is not checked."""
+        for receiver in receivers:
+            for what in ("replay", "summary", "record"):
+                status, body = await database_sync_to_async(self._get)(
+                    receiver, f"/match/{self.match_id}/{what}/"
+                )
+                if self.over:
+                    assert status == 200
+                    self.audit.check_unchecked(f"page {what} (match over)", body)
+                else:
+                    assert status == (403 if what == "record" else 200), (what, status)
+                    self.audit.check_history_page(receiver.name, body, kind=f"page {what}")
+
+    # -- the whole match -----------------------------------------------------------------------
+
+    async def play(self) -> None:
+        leave_at = self.rng.randint(3, 20) if self.rng.random() < 0.5 else None
+        back_at = (leave_at or 0) + self.rng.randint(2, 8)
+        chat_at = self.rng.randint(1, 15)
+        await self.live_pages()  # before the trump call
+        # Replays and summaries differ by viewer only in whose seat is at the bottom: the
+        # spectator and one seat load them, everyone in a match where all have the page open.
+        self.readers = [r for r in self.receivers if r.page or r.seat is None]
+        await self.history_pages(self.readers)
+        waiting = "call"
+        plies = 0
+        while not self.over:
+            hand = self.audit.latest.hand
+            await self.move()
+            plies += 1
+            latest = self.audit.latest
+            if self.over:
+                break
+            if latest.hand != hand:
+                waiting = "call"
+                await self.live_pages()  # a new deal, before its trump call
+            elif latest.phase == "done":
+                await self.live_pages()  # the hand is decided
+            elif waiting == "call" and latest.phase != "call":
+                waiting = "middle"
+                await self.live_pages()  # just after the call
+            elif waiting == "middle" and len(latest.played) > self.rules.players * 3:
+                waiting = ""
+                await self.live_pages()  # in the middle of the hand
+                await self.history_pages(self.readers)
+            if self.rng.random() < 0.3:
+                await self.probe()
+            if plies == chat_at:
+                await self.chat()
+            if plies == leave_at and latest.phase != "done":
+                await self.leave()
+            elif self.left is not None and plies >= back_at:
+                await self.back()
+        await self.after_the_end()
+
+    async def chat(self) -> None:
+        receiver = self.receivers[self.rng.randrange(self.rules.players)]
+        await receiver.json.send_to(text_data='{"type": "chat", "phrase": "well_played"}')
+        for other in self.receivers:
+            count = other.chats
+            while other.chats == count:
+                await self.read_json(other)
+            while other.page and 'id="chat-log"' not in (await self.read_html(other))[:200]:
+                pass
+
+    async def leave(self) -> None:
+        """A player leaves the match to the computer (R8.1); his sockets stay open."""
+        receiver = self.receivers[self.rng.randrange(self.rules.players)]
+        before = self.version
+        await receiver.json.send_to(text_data='{"type": "leave"}')
+        while receiver.json_version <= before:
+            await self.read_json(receiver)
+        self.left = receiver.seat
+        await self.settle()
+
+    async def back(self) -> None:
+        """He takes his seat back, from the page when he has it open."""
+        receiver = self.receivers[self.left]
+        before = self.version
+        if receiver.page:
+            await receiver.html.send_to(text_data='{"type": "back"}')
+            while receiver.html_version <= before:
+                await self.read_html(receiver)
+        else:
+            await receiver.json.send_to(text_data='{"type": "back"}')
+            while receiver.json_version <= before:
+                await self.read_json(receiver)
+        self.left = None
+        await self.settle()
+
+    async def after_the_end(self) -> None:
+        await self.live_pages()  # the match is over
+        await self.history_pages(self.receivers[-1:])
+        # An action after the end is refused, and says why.
+        receiver = self.receivers[0]
+        await self.send_action(
+            receiver, {"type": "call_trump", "suit": "S"}, version=None, page=False
+        )
+        error = await self.expect_error(receiver, page=False)
+        assert error["code"] == "match_over", error
+        for receiver in self.receivers:
+            await self.drain(receiver, page=False)
+            await receiver.json.disconnect()
+            if receiver.page:
+                await self.drain(receiver, page=True)
+                await receiver.html.disconnect()
+
+
+async def test_no_message_shows_a_card_its_receiver_may_not_see_R8_3(settings, capsys):
+    # The players act the instant it is their turn, far faster than people or the rate limit.
+    settings.HOKM_SOCKET_RATE_PER_SECOND = 10_000
+    started = time.monotonic()
+    rng = random.Random(83)
+    people = [
+        await database_sync_to_async(UserFactory)(username=f"audit{index}") for index in range(5)
+    ]
+    browsers = [
+        await database_sync_to_async(_browser)(user, LANGUAGES[index])
+        for index, user in enumerate(people)
+    ]
+    messages: Counter[str] = Counter()
+    sizes: Counter[str] = Counter()
+    cards: Counter[str] = Counter()
+    played: Counter[str] = Counter()
+    hands = 0
+    for number in range(MATCHES):
+        variant = VARIANTS[number % len(VARIANTS)]
+        rounds = number // len(VARIANTS)
+        players = get_variant(variant).players
+        run = MatchRun(variant=variant, target=2 if rounds % 3 == 1 else 1, rng=rng)
+        at_table = people[:players] + people[-1:]
+        everyone = rounds % 4 == 0
+        await run.start(
+            seed=rng.getrandbits(63),
+            partner_draw=variant == "hokm4" and rounds % 2 == 1,
+            people=at_table,
+            browsers=browsers[:players] + browsers[-1:],
+            pages=set(range(players + 1)) if everyone else {rounds % (players + 1)},
+        )
+        await run.play()
+        leaks = run.audit.leaks
+        assert not leaks, f"match {number + 1} ({variant}): " + "\n".join(map(str, leaks[:20]))
+        messages.update(run.audit.messages)
+        sizes.update(run.audit.sizes)
+        cards.update(run.audit.cards_seen)
+        played[variant] += 1
+        hands += 1 + max(moment.hand for moment in run.audit.moments.values())
+    elapsed = time.monotonic() - started
+    total = sum(messages.values())
+    with capsys.disabled():
+        print(
+            f"\nhidden-cards audit: {MATCHES} matches {dict(played)}, {hands} hands,"
+            f" {total} messages, {sum(sizes.values())} bytes, {elapsed:.1f} s"
+        )
+        for kind in sorted(messages):
+            print(f"  {kind:32} {messages[kind]:7} messages {sizes[kind]:11} bytes")
+        for kind in sorted(cards):
+            print(f"  card names checked in {kind:36} {cards[kind]:8}")
+    assert set(played) == set(VARIANTS[: min(MATCHES, 4)])
+    assert hands > MATCHES  # some matches to 2 points had a second hand
+    assert total >= 300 * MATCHES
+
+
+# -- the checker finds what it looks for ---------------------------------------------------------
+
+
+def _mid_hand(variant: str, seed: int):
+    """A match of ``variant`` in the middle of its first hand, played at random."""
+    rng = random.Random(seed)
+    state = new_match(get_variant(variant), seed=seed, target=1)
+    while len(state.hand.played) < 5:
+        state = match_apply(state, rng.choice(match_legal_actions(state)))
+    return state
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_checker_finds_a_hidden_card_in_every_form_a_message_can_name_it(variant):
+    """The audit would be worthless if it could not see a leak: one seat's view sent to
+    another, or to the spectator, is caught in JSON and in HTML of both languages, and so is a
+    card named only by its spoken name or its printed corner, a seed, or a field of the deal."""
+    seed = 1234567890123
+    state = _mid_hand(variant, seed)
+    audit = Audit(hakem_draw=state.draw.to_json(), seeds=match_seeds(seed))
+    moment = audit.moment_add(state, version=9)
+    match = Match(pk=7, variant=variant, target=1, version=9)
+    seats = [MatchSeat(match=match, index=i, name=f"p{i}") for i in range(state.variant.players)]
+
+    def frame(seat: int | None, **extra) -> str:
+        data = {"view": match_view(state, seat), **extra}
+        return json.dumps({"type": "event", "version": 9, "data": data})
+
+    def leaked(before: int) -> set[str]:
+        return {leak.what.removeprefix("the card ") for leak in audit.leaks[before:]}
+
+    # What each may see passes.
+    for seat in [*range(state.variant.players), None]:
+        audit.check_json("r", seat, frame(seat))
+        for language in ("en", "fa"):
+            with translation.override(language):
+                html = render_table(match=match, seats=seats, state=state, seat=seat)
+            audit.check_html("r", seat, html, kind="html", version=9)
+    assert audit.leaks == []
+    # Seat 1's cards (and discards) shown to seat 0 or to the spectator are found.
+    for seat in (0, None):
+        other = moment.seats[1] - moment.sight(seat)
+        assert len(other) >= 8
+        count = len(audit.leaks)
+        audit.check_json("r", seat, frame(1))
+        assert leaked(count) == other
+        for language in ("en", "fa"):
+            with translation.override(language):
+                html = render_table(match=match, seats=seats, state=state, seat=1)
+            count = len(audit.leaks)
+            audit.check_html("r", seat, html, kind="html", version=9)
+            assert leaked(count) == other
+    # A card named only by its spoken name, or only by its printed corner, is found too.
+    card = sorted(moment.seats[1] - moment.seats[0])[0]
+    for language in ("en", "fa"):
+        with translation.override(language):
+            face = card_face(card)
+        count = len(audit.leaks)
+        audit.check_html("r", 0, f"<p>{face.label}</p>", kind="html", version=9)
+        corner = (
+            f'<span class="card__rank">{face.rank}</span>'
+            f'<span class="card__suit">{face.suit.symbol}</span>'
+        )
+        audit.check_html("r", 0, corner, kind="html", version=9)
+        assert [leak.what for leak in audit.leaks[count:]] == [f"the card {card}"] * 2
+    # Seeds and the fields of a deal, wherever they are.
+    count = len(audit.leaks)
+    audit.check_json("r", 0, frame(0, clock={"deck": []}))
+    audit.check_json("r", 0, frame(0, note=f"x{state.hand_seed}"))
+    audit.check_html("r", 0, f"<i data-x='{format(seed, 'x')}'></i>", kind="html", version=9)
+    audit.check_html("r", 0, '<i data-deck="1"></i>', kind="html", version=9)
+    assert [leak.what.split(" (")[0] for leak in audit.leaks[count:]] == [
+        "the field 'deck'",
+        "a seed",
+        "a seed",
+        "the word 'deck'",
+    ]
