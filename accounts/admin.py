@@ -4,7 +4,6 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import (
@@ -17,6 +16,7 @@ from accounts.models import (
     User,
 )
 from accounts.roles import is_moderator
+from accounts.tokens import token_revoke
 
 # What makes an account staff or gives it powers: only superusers hand these out, so that a
 # moderator (accounts/roles.py) cannot raise himself or anyone else above a moderator.
@@ -96,7 +96,11 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Revoke selected tokens"))
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
-        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        # Through the service, token by token: it also closes the sockets the token opened.
+        count = 0
+        for token in queryset.filter(revoked_at__isnull=True).select_related("user"):
+            token_revoke(token_id=token.pk, user=token.user)
+            count += 1
         self.message_user(request, _("%(count)s tokens revoked.") % {"count": count})
 
 

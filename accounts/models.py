@@ -23,11 +23,20 @@ class User(AbstractUser):
     def __str__(self) -> str:
         return self.display_name or self.username
 
+    #: Set by ``set_unusable_password`` until the next save (Django marks only new passwords).
+    _password_disabled = False
+
+    def set_unusable_password(self) -> None:
+        super().set_unusable_password()
+        self._password_disabled = True
+
     def save(self, *args: Any, **kwargs: Any) -> None:
         # Every way a password changes ends here (allauth's pages, the admin, `manage.py
-        # changepassword`): Django's own password_changed hook runs at this point too. The
-        # player's session sockets close with the sessions Django ends (accounts.socket_sessions).
-        password_changed = self._password is not None
+        # changepassword`, the admin disabling it): Django's own password_changed hook runs at
+        # this point too. The player's session sockets close with the sessions Django ends
+        # (accounts.socket_sessions).
+        password_changed = self._password is not None or self._password_disabled
+        self._password_disabled = False
         super().save(*args, **kwargs)
         if password_changed:
             from accounts.socket_sessions import password_changed_sign_out

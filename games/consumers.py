@@ -51,6 +51,10 @@ from games.tables import INVITED_SESSION_KEY
 
 logger = logging.getLogger(__name__)
 
+#: Seconds a channel-layer call may take when a socket closes or the version watch sends: a layer
+#: that hangs must not hold them up.
+LAYER_SECONDS = 2.0
+
 # Close codes (4000-4999 are the application's own).
 CLOSE_NOT_FOUND = 4404
 CLOSE_FORBIDDEN = 4403
@@ -66,34 +70,64 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
     match_id: int
     seat: int | None
     last_version: int
-    #: The version this socket had when the version watch first saw it behind (``behind``).
-    behind_from: int | None = None
+    #: The socket's version and the stored one when the version watch first saw it behind.
+    behind_from: tuple[int, int] | None = None
+
+    #: Set once the socket's end has been undone (``_leave``).
+    left: bool = False
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         try:
             await super().__call__(scope, receive, send)
         finally:
-            await self._forget()
+            # A consumer that dies of an exception (the channel layer or the database went away
+            # while it handled a message) never gets ``websocket.disconnect``: without this its
+            # heartbeat would keep its presence row fresh, and its player would show as
+            # connected, his clock running, for as long as the process lives.
+            await self._leave(crashed=True)
 
-    async def _forget(self) -> None:
-        """A consumer that dies of an exception (the channel layer or the database went away
-        while it handled a message) never gets ``websocket.disconnect``: stop its heartbeat,
-        leave the version watch and drop its presence row here, or its player shows as
-        connected, and his clock runs, for as long as the process lives. After a normal
-        ``disconnect`` there is nothing left to do."""
-        heartbeat = getattr(self, "heartbeat", None)
-        if heartbeat is None or heartbeat.done():
+    async def _leave(self, *, crashed: bool = False) -> None:
+        """Undo what ``connect`` did, once: the heartbeat, the version watch, the presence row,
+        the groups; then tell the table if who is there changed. Each step is tried on its own,
+        so that one service being away (Redis, the database) does not stop the others; what is
+        left behind expires (presence rows after ``ALIVE_SECONDS``, group membership with the
+        layer's expiry)."""
+        if not hasattr(self, "seat") or self.left:
             return
-        heartbeat.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await heartbeat
+        self.left = True
+        heartbeat = getattr(self, "heartbeat", None)
+        if heartbeat is not None:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
         _version_watch.remove(self)
+        changed = False
         try:
-            await database_sync_to_async(_connection_close)(
+            changed = await database_sync_to_async(_connection_close)(
                 self.match_id, self.seat, self.channel_name
             )
-        except Exception:  # the database is away too: the row expires (ALIVE_SECONDS)
-            logger.exception("match %s: presence of a dead socket not removed", self.match_id)
+        except Exception:
+            logger.exception("match %s: presence of a closed socket not removed", self.match_id)
+        groups = [match_group_name(self.match_id), getattr(self, "user_group", None)]
+        if crashed:  # channels leaves ``self.groups`` itself on a normal disconnect only
+            groups += self.groups
+        for group in filter(None, groups):
+            try:
+                await asyncio.wait_for(
+                    self.channel_layer.group_discard(group, self.channel_name), LAYER_SECONDS
+                )
+            except Exception:
+                logger.warning("match %s: socket not taken out of %s", self.match_id, group)
+        if changed:
+            try:
+                await asyncio.wait_for(
+                    self.channel_layer.group_send(
+                        match_group_name(self.match_id), {"type": "match.presence"}
+                    ),
+                    LAYER_SECONDS,
+                )
+            except Exception:
+                logger.warning("match %s: presence change not sent", self.match_id)
 
     async def connect(self) -> None:
         self.match_id = int(self.scope["url_route"]["kwargs"]["match_id"])
@@ -132,24 +166,7 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
             )
 
     async def disconnect(self, code: int) -> None:
-        if not hasattr(self, "seat"):
-            return
-        heartbeat = getattr(self, "heartbeat", None)
-        if heartbeat is not None:
-            heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await heartbeat
-        _version_watch.remove(self)
-        await self.channel_layer.group_discard(match_group_name(self.match_id), self.channel_name)
-        if getattr(self, "user_group", None) is not None:
-            await self.channel_layer.group_discard(self.user_group, self.channel_name)
-        changed = await database_sync_to_async(_connection_close)(
-            self.match_id, self.seat, self.channel_name
-        )
-        if changed:
-            await self.channel_layer.group_send(
-                match_group_name(self.match_id), {"type": "match.presence"}
-            )
+        await self._leave()
 
     async def _heartbeat(self) -> None:
         from games.presence import connection_seen
@@ -292,15 +309,16 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
         await self.send_state(since=self.last_version)
 
     def behind(self, stored: int) -> bool:
-        """Whether this socket has been behind the ``stored`` version at two looks of the watch
-        in a row: once may be an event still on its way."""
+        """Whether this socket is behind the ``stored`` version at two looks of the watch in a
+        row, with neither version moving in between: a quiet table whose event never came. A
+        socket merely slow on a busy table (its events still coming) is left to catch up."""
         if stored <= self.last_version:
             self.behind_from = None
             return False
-        if self.behind_from == self.last_version:
+        if self.behind_from == (self.last_version, stored):
             self.behind_from = None
             return True
-        self.behind_from = self.last_version
+        self.behind_from = (self.last_version, stored)
         return False
 
     async def send_state(
@@ -372,9 +390,14 @@ class _VersionWatch:
         self._task: asyncio.Task[None] | None = None
 
     def add(self, consumer: _MatchConsumer) -> None:
-        self._sockets.setdefault(consumer.match_id, weakref.WeakSet()).add(consumer)
         loop = asyncio.get_running_loop()
-        if self._task is None or self._task.done() or self._task.get_loop() is not loop:
+        if self._task is not None and self._task.get_loop() is not loop:
+            # Another event loop's (tests run one per test; a server has one): start afresh.
+            self._task.cancel()
+            self._task = None
+            self._sockets.clear()
+        self._sockets.setdefault(consumer.match_id, weakref.WeakSet()).add(consumer)
+        if self._task is None or self._task.done():
             self._task = loop.create_task(self._run())
 
     def remove(self, consumer: _MatchConsumer) -> None:
@@ -395,14 +418,22 @@ class _VersionWatch:
                 continue
             try:
                 versions = await database_sync_to_async(_versions)(list(watched))
-                for match_id, stored in versions.items():
-                    for consumer in watched[match_id]:
-                        if consumer.behind(stored):
-                            await consumer.channel_layer.send(
+            except Exception:  # the database is away: the next look tries again
+                logger.warning("the version watch could not read the versions")
+                continue
+            for match_id, stored in versions.items():
+                for consumer in watched[match_id]:
+                    if not consumer.behind(stored):
+                        continue
+                    try:
+                        await asyncio.wait_for(
+                            consumer.channel_layer.send(
                                 consumer.channel_name, {"type": "match.stale"}
-                            )
-            except Exception:  # the next look tries again
-                logger.exception("the version watch failed")
+                            ),
+                            LAYER_SECONDS,
+                        )
+                    except Exception:  # the layer is away: the socket is behind at later looks
+                        logger.warning("match %s: a socket behind was not told", match_id)
 
 
 _version_watch = _VersionWatch()

@@ -8,6 +8,7 @@ instead of guessing: a typo in ``DEBUG`` must not silently switch a production s
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -29,10 +30,17 @@ REDIS_CHANNEL_CAPACITY = 1500
 # (MaxConnectionsError under load). channels-redis passes every key of a host dict except
 # "address" to redis.asyncio.ConnectionPool.from_url, so both can be set here. With no timeout, a
 # connection whose peer vanished without a word (a host gone, a cable cut: no reset ever comes)
-# would wait forever; TCP keepalive lets the kernel find it dead and the read fail.
+# would wait forever; TCP keepalive lets the kernel find it dead and the read fail, within about
+# a minute with these probes (the kernel's defaults wait over two hours).
+_KEEPALIVE_PROBES = {
+    name: value
+    for name, value in (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3))
+    if hasattr(socket, name)  # Linux has all three; other systems name some differently
+}
 REDIS_CONNECTION_OPTIONS: dict[str, Any] = {
     "socket_timeout": None,
     "socket_keepalive": True,
+    "socket_keepalive_options": {getattr(socket, n): v for n, v in _KEEPALIVE_PROBES.items()},
     "max_connections": 1000,
 }
 
@@ -82,6 +90,10 @@ def database_config(database_url: str | None, *, base_dir: Path) -> dict[str, An
     if config["ENGINE"] != "django.db.backends.sqlite3":
         config["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 0)
         config["CONN_HEALTH_CHECKS"] = True
+        # A server that does not answer fails a connection in 10 s instead of holding a request,
+        # a socket's message or the worker for as long as the kernel's TCP timeout (minutes).
+        # A ``connect_timeout`` in the URL's query wins.
+        config.setdefault("OPTIONS", {}).setdefault("connect_timeout", 10)
     else:
         # SQLite ignores SELECT ... FOR UPDATE. Write transactions that take the database lock
         # when they begin keep the services' "lock the match, read, validate, write" atomic

@@ -8,6 +8,7 @@ environment; the parsing helpers are tested in-process.
 import json
 import os
 import secrets
+import socket
 import string
 import subprocess
 import sys
@@ -147,7 +148,18 @@ def test_redis_url_selects_the_redis_layer_with_redis_py_8_fixes() -> None:
     layer = settings_with(REDIS_URL=url)["CHANNEL_LAYERS"]["default"]
     assert layer["BACKEND"] == "channels_redis.core.RedisChannelLayer"
     assert layer["CONFIG"]["hosts"] == [
-        {"address": url, "socket_timeout": None, "socket_keepalive": True, "max_connections": 1000}
+        {
+            "address": url,
+            "socket_timeout": None,
+            "socket_keepalive": True,
+            # Read back as JSON from the settings process: the option numbers come as strings.
+            "socket_keepalive_options": {
+                str(socket.TCP_KEEPIDLE): 30,
+                str(socket.TCP_KEEPINTVL): 10,
+                str(socket.TCP_KEEPCNT): 3,
+            },
+            "max_connections": 1000,
+        }
     ]
     assert layer["CONFIG"]["capacity"] == REDIS_CHANNEL_CAPACITY > 100
 
@@ -161,6 +173,7 @@ def test_channels_redis_passes_host_options_to_the_connection_pool() -> None:
     assert pool.max_connections == 1000
     assert pool.connection_kwargs["socket_timeout"] is None
     assert pool.connection_kwargs["socket_keepalive"] is True
+    assert pool.connection_kwargs["socket_keepalive_options"][socket.TCP_KEEPIDLE] == 30
     assert layer.capacity == REDIS_CHANNEL_CAPACITY
 
 

@@ -558,3 +558,43 @@ async def test_revoking_a_token_closes_the_sockets_of_that_token_only():
     assert accepted
     assert (await next_json(socket, "state"))["data"]["seat"] is None
     await socket.disconnect()
+
+
+async def test_revoking_a_token_in_the_admin_closes_its_sockets():
+    user, match, _ = await db(seated_player)()
+    token, secret = await db(token_create)(user=user, name="bot")
+    program, accepted = await handshake(
+        f"/ws/api/match/{match.pk}/",
+        origin=None,
+        headers=[(b"authorization", f"Bearer {secret}".encode())],
+    )
+    assert accepted
+    assert (await next_json(program, "state"))["data"]["seat"] == 0
+
+    def revoke_in_the_admin() -> int:
+        staff = Client()
+        staff.force_login(User.objects.create_superuser("boss", "boss@example.com", "x-y-z-1"))
+        return staff.post(
+            reverse("admin:accounts_apitoken_changelist"),
+            {"action": "revoke", "_selected_action": [token.pk]},
+        ).status_code
+
+    assert await db(revoke_in_the_admin)() == 302
+    await assert_signed_out(
+        {"json": program}, "This API token was revoked. Connect again with a token in force."
+    )
+
+
+async def test_a_password_disabled_by_the_admin_closes_his_session_sockets():
+    user, match, table_id = await db(seated_player)()
+    _, cookie = await db(session_of)(user)
+    sockets = await open_all(match.pk, table_id, cookie)
+
+    def disable() -> None:
+        fresh = User.objects.get(pk=user.pk)
+        fresh.set_unusable_password()
+        fresh.save()
+
+    await db(disable)()
+
+    await assert_signed_out(sockets, "Your password was changed. Reload the page to go on.")
