@@ -69,3 +69,12 @@ bench-bots: $(RUNTIME_STAMP)
 audit-hidden-cards: $(DEV_STAMP)
 	HOKM_AUDIT_MATCHES=100 $(BIN)/pytest -s $(PYTEST_ARGS) \
 		tests/live/test_hidden_cards_audit.py
+
+# Live play under load against a bare Channels relay, and the channel layers compared
+# (docs/performance.md): PostgreSQL BENCH_LOAD_DATABASE_URL (default hokm_bench_load) and Redis
+# databases 12 (the site) and 13 (the relay). BENCH_LOAD_ARGS passes options, for example
+# BENCH_LOAD_ARGS="--layer both" or "--target baseline --tables 100 --pace 2".
+BENCH_LOAD_ARGS ?=
+.PHONY: bench-load
+bench-load: $(DEV_STAMP)
+	nice -n 5 $(BIN)/python -m bench.load.run $(BENCH_LOAD_ARGS)
