@@ -109,24 +109,38 @@ def database_config(database_url: str | None, *, base_dir: Path) -> dict[str, An
     return config
 
 
-def channel_layers_config(redis_url: str | None) -> dict[str, Any]:
+#: The channels-redis layers ``REDIS_CHANNEL_LAYER`` chooses from (docs/performance.md, "Channel
+#: layer", has the measurements).
+REDIS_CHANNEL_LAYERS = {
+    "core": "channels_redis.core.RedisChannelLayer",
+    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+}
+#: Redis pub/sub channels are shared by every database number of a server: the site's own names.
+REDIS_PUBSUB_PREFIX = "hokm"
+
+
+def channel_layers_config(redis_url: str | None, kind: str = "core") -> dict[str, Any]:
     """The ``CHANNEL_LAYERS`` setting: Redis when ``REDIS_URL`` is set, else in-memory.
 
     The in-memory layer only reaches consumers in the same process and scans every channel on
     each send: fine for development and tests, never for production. It is channels' own, made
-    safe to send to from the computer players' thread (hokm_site/channel_layers.py).
+    safe to send to from the computer players' thread (hokm_site/channel_layers.py). With Redis,
+    ``kind`` picks channels-redis's core layer (messages kept in Redis per channel, up to a
+    capacity) or its pub/sub layer (pushed to the subscribed processes; it relays several times
+    more messages a second here, docs/performance.md).
     """
     if not redis_url:
         return {"default": {"BACKEND": "hokm_site.channel_layers.InMemoryChannelLayer"}}
-    return {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {
-                "hosts": [{"address": redis_url, **REDIS_CONNECTION_OPTIONS}],
-                "capacity": REDIS_CHANNEL_CAPACITY,
-            },
-        }
-    }
+    if kind not in REDIS_CHANNEL_LAYERS:
+        raise ImproperlyConfigured(
+            f"REDIS_CHANNEL_LAYER must be one of {', '.join(REDIS_CHANNEL_LAYERS)}, not {kind!r}."
+        )
+    host = {"address": redis_url, **REDIS_CONNECTION_OPTIONS}
+    if kind == "pubsub":
+        config: dict[str, Any] = {"hosts": [host], "prefix": REDIS_PUBSUB_PREFIX}
+    else:
+        config = {"hosts": [host], "capacity": REDIS_CHANNEL_CAPACITY}
+    return {"default": {"BACKEND": REDIS_CHANNEL_LAYERS[kind], "CONFIG": config}}
 
 
 def admin_url_prefix(raw: str) -> str:

@@ -164,6 +164,18 @@ def test_redis_url_selects_the_redis_layer_with_redis_py_8_fixes() -> None:
     assert layer["CONFIG"]["capacity"] == REDIS_CHANNEL_CAPACITY > 100
 
 
+def test_redis_channel_layer_picks_the_pub_sub_layer_or_refuses_an_unknown_one() -> None:
+    url = "redis://cache.example:6380/2"
+    layer = settings_with(REDIS_URL=url, REDIS_CHANNEL_LAYER="pubsub")["CHANNEL_LAYERS"]["default"]
+    assert layer["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
+    assert layer["CONFIG"]["prefix"] == "hokm"
+    assert layer["CONFIG"]["hosts"][0]["address"] == url
+    assert layer["CONFIG"]["hosts"][0]["socket_timeout"] is None
+    result = run_in_project(["manage.py", "check"], REDIS_URL=url, REDIS_CHANNEL_LAYER="kafka")
+    assert result.returncode != 0
+    assert "REDIS_CHANNEL_LAYER must be one of core, pubsub, not 'kafka'" in result.stderr
+
+
 def test_channels_redis_passes_host_options_to_the_connection_pool() -> None:
     """channels-redis 4.3 hands every key but "address" to ConnectionPool.from_url; check that
     the pool really gets them, or redis-py 8's defaults (5 s timeout, 100 sockets) come back."""
