@@ -131,3 +131,16 @@ def _no_shared_loads_between_tests() -> Iterator[None]:
     _recent_loads.clear()
     yield
     _recent_loads.clear()
+
+
+@pytest.fixture
+def cached_templates(settings) -> None:
+    """Compile the templates once, as production does (DEBUG off), for tests that render
+    thousands of tables: with DEBUG on, Django reads and compiles every template again."""
+    import copy
+
+    templates = copy.deepcopy(settings.TEMPLATES)
+    options = templates[0]["OPTIONS"]
+    if options["loaders"][0][0] != "django.template.loaders.cached.Loader":
+        options["loaders"] = [("django.template.loaders.cached.Loader", options["loaders"])]
+    settings.TEMPLATES = templates

@@ -29,6 +29,22 @@ def matches_start(
     ]
 
 
+def clients_across(servers: list[str], gate: Gate) -> tuple[list[SeatClient], list[int]]:
+    """One match of each variant started on the first server, and a client for each, the
+    clients spread over ``servers`` in turn; returns the clients and their matches."""
+    from tests.faults.ledger import players_create
+
+    players = players_create(len(VARIANTS))
+    matches = matches_start(servers[0], [player["token"] for player in players])
+    clients = [
+        SeatClient(
+            server=servers[i % len(servers)], token=player["token"], match_id=match, gate=gate
+        )
+        for i, (player, match) in enumerate(zip(players, matches, strict=True))
+    ]
+    return clients, matches
+
+
 async def hold_mid_match(clients: list[SeatClient], gate: Gate, *, waiting: int) -> int:
     """Wait until every match is under way, then hold the clients back at their turn until
     ``waiting`` of them have a move ready (or a few seconds have passed); returns how many."""

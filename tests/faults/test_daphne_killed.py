@@ -16,14 +16,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.faults.clients import Gate, SeatClient
+from tests.faults.clients import Gate
 from tests.faults.ledger import (
     assert_exactly_once,
     computer_moves_at,
     match_record,
-    players_create,
 )
-from tests.faults.scenario import VARIANTS, hold_mid_match, matches_start, play_through
+from tests.faults.scenario import clients_across, hold_mid_match, play_through
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,13 +32,8 @@ def test_a_daphne_killed_mid_match_loses_no_acknowledged_move_R8_2(
 ):
     layer = {"DATABASE_URL": run_database, "REDIS_URL": private_redis.url()}
     a, b = daphnes(layer, {**layer, "HOKM_AUTOPLAY": "worker"})
-    players = players_create(len(VARIANTS))
-    matches = matches_start(a.url, [player["token"] for player in players])
     gate = Gate()
-    clients = [
-        SeatClient(server=(a, b)[i % 2].url, token=player["token"], match_id=match, gate=gate)
-        for i, (player, match) in enumerate(zip(players, matches, strict=True))
-    ]
+    clients, matches = clients_across([a.url, b.url], gate)
     on_a = clients[0::2]
     down: list[datetime] = []  # when A was killed, when it was back
 

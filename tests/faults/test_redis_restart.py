@@ -25,11 +25,11 @@ import pytest
 import websockets
 
 from games.models import MatchConnection
-from tests.faults.clients import Gate, SeatClient
+from tests.faults.clients import Gate
 from tests.faults.ledger import assert_exactly_once, match_record, players_create
 from tests.faults.scenario import (
-    VARIANTS,
     Window,
+    clients_across,
     hold_mid_match,
     matches_start,
     moves_sent_in,
@@ -47,13 +47,8 @@ def test_redis_restarted_mid_match_loses_no_move_and_play_resumes_R8_2(
 ):
     layer = {"DATABASE_URL": run_database, "REDIS_URL": private_redis.url()}
     a, b = daphnes(layer, {**layer, "HOKM_AUTOPLAY": "worker"})
-    players = players_create(len(VARIANTS))
-    matches = matches_start(a.url, [player["token"] for player in players])
     gate = Gate()
-    clients = [
-        SeatClient(server=(a, b)[i % 2].url, token=player["token"], match_id=match, gate=gate)
-        for i, (player, match) in enumerate(zip(players, matches, strict=True))
-    ]
+    clients, matches = clients_across([a.url, b.url], gate)
     outage: list[float] = []
 
     async def redis_down_and_up() -> None:

@@ -8,7 +8,6 @@ the cards played, and in hokm2-draw its own discards and the stock's top card on
 
 from __future__ import annotations
 
-import copy
 import random
 import re
 from html.parser import HTMLParser
@@ -55,13 +54,8 @@ def _english():
 
 
 @pytest.fixture(autouse=True)
-def _cached_templates(settings):
-    """Compile the templates once, as production does: these tests render thousands of tables."""
-    templates = copy.deepcopy(settings.TEMPLATES)
-    options = templates[0]["OPTIONS"]
-    if options["loaders"][0][0] != "django.template.loaders.cached.Loader":
-        options["loaders"] = [("django.template.loaders.cached.Loader", options["loaders"])]
-    settings.TEMPLATES = templates
+def _cached_templates(cached_templates) -> None:
+    """Templates compiled once, as in production: these tests render thousands of tables."""
 
 
 def _match_row(state: MatchState, *, version: int = 7) -> tuple[Match, list[MatchSeat]]:
