@@ -393,7 +393,8 @@ class _VersionWatch:
         loop = asyncio.get_running_loop()
         if self._task is not None and self._task.get_loop() is not loop:
             # Another event loop's (tests run one per test; a server has one): start afresh.
-            self._task.cancel()
+            with contextlib.suppress(RuntimeError):  # that loop may be closed already
+                self._task.cancel()
             self._task = None
             self._sockets.clear()
         self._sockets.setdefault(consumer.match_id, weakref.WeakSet()).add(consumer)
