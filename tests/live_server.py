@@ -28,6 +28,17 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def process_stop(process: subprocess.Popen, *, timeout: float = 10) -> None:
+    """Stop a server process the way a service manager does: SIGTERM, then SIGKILL if it has not
+    exited within ``timeout`` seconds; it is reaped either way."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout)
+
+
 def run_database_url() -> str:
     """The URL of the database the test run set up (call with database access unblocked)."""
     settings = connection.settings_dict
@@ -82,8 +93,4 @@ def live_server(*, database_url: str, log_path: Path, env: dict[str, str]) -> It
                     time.sleep(0.2)
             yield url
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            process_stop(server)

@@ -20,7 +20,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.live_server import ROOT, free_port
+from tests.live_server import ROOT, free_port, process_stop
 
 #: The local Redis a developer's ``make test`` uses when REDIS_URL is not set (DB 11 keeps the
 #: test's keys away from anything else on that server).
@@ -126,12 +126,7 @@ def _process(args: list[str], *, env: dict[str, str], log_path: Path) -> Iterato
         try:
             yield process
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            process_stop(process)
 
 
 def _answers(url: str) -> bool:

@@ -23,7 +23,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.live_server import ROOT, free_port
+from tests.live_server import ROOT, free_port, process_stop
 
 #: How long a process may take to start on a slow, shared machine.
 START_SECONDS = 60
@@ -106,12 +106,7 @@ class Daphne:
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        process_stop(self.process)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")

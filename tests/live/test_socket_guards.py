@@ -266,6 +266,16 @@ async def handshake(
     return communicator, accepted
 
 
+async def program_handshake(match_id: int, secret: str) -> tuple[WebsocketCommunicator, bool]:
+    """A program's socket on a match: signed in by its API token, with no ``Origin`` (programs
+    send none)."""
+    return await handshake(
+        f"/ws/api/match/{match_id}/",
+        origin=None,
+        headers=[(b"authorization", f"Bearer {secret}".encode())],
+    )
+
+
 def session_of(user: User) -> tuple[Client, tuple[bytes, bytes]]:
     """A signed-in browser: its test client, and its session cookie as a handshake header."""
     client = Client()
@@ -301,11 +311,7 @@ async def test_a_handshake_from_another_site_is_refused():
 async def test_a_program_with_a_token_needs_no_origin():
     match, users = await db(make_match)("hokm2")
     _, secret = await db(token_create)(user=users[1], name="bot")
-    socket, accepted = await handshake(
-        f"/ws/api/match/{match.pk}/",
-        origin=None,
-        headers=[(b"authorization", f"Bearer {secret}".encode())],
-    )
+    socket, accepted = await program_handshake(match.pk, secret)
     assert accepted
     assert (await next_json(socket, "state"))["data"]["seat"] == 1
     await socket.disconnect()
@@ -430,11 +436,7 @@ async def test_signing_out_closes_the_sockets_of_that_session_only():
     _, secret = await db(token_create)(user=user, name="bot")
     signed_out = await open_all(match.pk, table_id, cookie)
     other_browser = await open_all(match.pk, table_id, other_cookie)
-    program, accepted = await handshake(
-        f"/ws/api/match/{match.pk}/",
-        origin=None,
-        headers=[(b"authorization", f"Bearer {secret}".encode())],
-    )
+    program, accepted = await program_handshake(match.pk, secret)
     assert accepted
 
     response = await db(browser.post)(reverse("account_logout"))
@@ -452,11 +454,7 @@ async def test_a_password_change_closes_every_socket_of_his_sessions_not_his_pro
     _, secret = await db(token_create)(user=user, name="bot")
     own = await open_all(match.pk, table_id, cookie)
     other = await open_all(match.pk, table_id, other_cookie)
-    program, _ = await handshake(
-        f"/ws/api/match/{match.pk}/",
-        origin=None,
-        headers=[(b"authorization", f"Bearer {secret}".encode())],
-    )
+    program, _ = await program_handshake(match.pk, secret)
     new = "a-new-hakem-calls-hearts"
 
     response = await db(browser.post)(
@@ -502,11 +500,7 @@ async def test_a_password_changed_by_the_admin_or_manage_py_closes_his_session_s
     _, cookie = await db(session_of)(user)
     _, secret = await db(token_create)(user=user, name="bot")
     sockets = await open_all(match.pk, table_id, cookie)
-    program, _ = await handshake(
-        f"/ws/api/match/{match.pk}/",
-        origin=None,
-        headers=[(b"authorization", f"Bearer {secret}".encode())],
-    )
+    program, _ = await program_handshake(match.pk, secret)
 
     def change() -> None:
         fresh = User.objects.get(pk=user.pk)
@@ -542,11 +536,7 @@ async def test_revoking_a_token_closes_the_sockets_of_that_token_only():
     browser = await open_all(match.pk, table_id, cookie)
     programs = {}
     for name, secret in (("revoked", revoked_secret), ("kept", kept_secret)):
-        socket, accepted = await handshake(
-            f"/ws/api/match/{match.pk}/",
-            origin=None,
-            headers=[(b"authorization", f"Bearer {secret}".encode())],
-        )
+        socket, accepted = await program_handshake(match.pk, secret)
         assert accepted
         assert (await next_json(socket, "state"))["data"]["seat"] == 0
         programs[name] = socket
@@ -560,11 +550,7 @@ async def test_revoking_a_token_closes_the_sockets_of_that_token_only():
     await assert_open({"json": programs["kept"]})
     await assert_open(browser)
     # Reconnecting with the revoked token gives no seat: at most a visitor's view of the table.
-    socket, accepted = await handshake(
-        f"/ws/api/match/{match.pk}/",
-        origin=None,
-        headers=[(b"authorization", f"Bearer {revoked_secret}".encode())],
-    )
+    socket, accepted = await program_handshake(match.pk, revoked_secret)
     assert accepted
     assert (await next_json(socket, "state"))["data"]["seat"] is None
     await socket.disconnect()
@@ -573,11 +559,7 @@ async def test_revoking_a_token_closes_the_sockets_of_that_token_only():
 async def test_revoking_a_token_in_the_admin_closes_its_sockets():
     user, match, _ = await db(seated_player)()
     token, secret = await db(token_create)(user=user, name="bot")
-    program, accepted = await handshake(
-        f"/ws/api/match/{match.pk}/",
-        origin=None,
-        headers=[(b"authorization", f"Bearer {secret}".encode())],
-    )
+    program, accepted = await program_handshake(match.pk, secret)
     assert accepted
     assert (await next_json(program, "state"))["data"]["seat"] == 0
 
