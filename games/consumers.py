@@ -13,12 +13,8 @@ import asyncio
 import contextlib
 import json
 import logging
-import threading
-import time
 import weakref
 from abc import ABC, abstractmethod
-from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -32,7 +28,9 @@ from accounts.sanctions import blocked
 from accounts.socket_sessions import SessionBoundSocket
 from games.access import match_viewable
 from games.engine import IllegalActionError, MatchState, match_view
-from games.events import match_events_since, match_group_name
+from games.events import match_group_name
+from games.loads import Loaded, load_for_event, local_matches
+from games.loads import load as _load
 from games.lobby_consumers import scope_language
 from games.models import ChatMessage, Match, MatchSeat
 from games.presence import HEARTBEAT_SECONDS, Presence, presence_of
@@ -95,11 +93,8 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
         if not hasattr(self, "seat") or self.left:
             return
         self.left = True
-        heartbeat = getattr(self, "heartbeat", None)
-        if heartbeat is not None:
-            heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await heartbeat
+        local_matches.discard(self.match_id)
+        _heartbeat.remove(self)
         _version_watch.remove(self)
         changed = False
         try:
@@ -146,6 +141,7 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
             await self.close(code=code)
             return
         self.seat = access
+        local_matches.add(self.match_id)  # taken out in ``_leave``, however the socket ends
         await self.channel_layer.group_add(match_group_name(self.match_id), self.channel_name)
         self.user_group = user_socket_group(self.scope)
         if self.user_group is not None:
@@ -154,7 +150,7 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
         changed = await database_sync_to_async(_connection_open)(
             self.match_id, self.seat, self.scope.get("user"), self.channel_name
         )
-        self.heartbeat = asyncio.create_task(self._heartbeat())
+        _heartbeat.add(self)
         _version_watch.add(self)
         # A reconnecting client names the last version it saw (?since=12): it gets the events
         # it missed with the state (R8.2).
@@ -167,16 +163,6 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
 
     async def disconnect(self, code: int) -> None:
         await self._leave()
-
-    async def _heartbeat(self) -> None:
-        from games.presence import connection_seen
-
-        while True:
-            await asyncio.sleep(HEARTBEAT_SECONDS)
-            try:
-                await database_sync_to_async(connection_seen)(channel_name=self.channel_name)
-            except Exception:  # the next beat tries again; presence only lags
-                logger.exception("match %s: heartbeat not stored", self.match_id)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # Within the caps of ``SocketLimits``; a binary frame is refused by the parser.
@@ -333,7 +319,7 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
         if event is None:
             loaded = await database_sync_to_async(_load)(self.match_id, since)
         else:
-            loaded = await database_sync_to_async(_load_for_event)(
+            loaded = await database_sync_to_async(load_for_event)(
                 self.match_id, since, event["version"]
             )
         if not force and loaded.match.version <= self.last_version:
@@ -372,18 +358,9 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
 VERSION_WATCH_SECONDS = 2.0
 
 
-class _VersionWatch:
-    """Catches up the sockets of this process that missed an event.
-
-    Events go through the channel layer after the commit, and the send is robust: if the layer is
-    down at that moment (a Redis restart) the change is stored but its event is lost, and on a
-    quiet table nothing else would come to show it: every player would wait for a move that was
-    already made. So every ``VERSION_WATCH_SECONDS`` one query reads the stored versions of the
-    matches this process has sockets for, and a socket behind at two looks in a row is sent a
-    ``match.stale`` message on its own channel, so that it catches up between its other messages,
-    in order. One query per process, whatever the number of sockets; the task stops when the
-    last socket closes.
-    """
+class _SocketsTask(ABC):
+    """A task of this server process over all its open match sockets: started with the first
+    socket, stopped with the last, looking at them every ``period()`` seconds."""
 
     def __init__(self) -> None:
         self._sockets: dict[int, weakref.WeakSet[_MatchConsumer]] = {}
@@ -413,28 +390,71 @@ class _VersionWatch:
 
     async def _run(self) -> None:
         while True:
-            await asyncio.sleep(VERSION_WATCH_SECONDS)
+            await asyncio.sleep(self.period())
             watched = {match_id: list(s) for match_id, s in self._sockets.items() if s}
-            if not watched:
-                continue
-            try:
-                versions = await database_sync_to_async(_versions)(list(watched))
-            except Exception:  # the database is away: the next look tries again
-                logger.warning("the version watch could not read the versions")
-                continue
-            for match_id, stored in versions.items():
-                for consumer in watched[match_id]:
-                    if not consumer.behind(stored):
-                        continue
-                    try:
-                        await asyncio.wait_for(
-                            consumer.channel_layer.send(
-                                consumer.channel_name, {"type": "match.stale"}
-                            ),
-                            LAYER_SECONDS,
-                        )
-                    except Exception:  # the layer is away: the socket is behind at later looks
-                        logger.warning("match %s: a socket behind was not told", match_id)
+            if watched:
+                await self.look(watched)
+
+    @abstractmethod
+    def period(self) -> float: ...
+
+    @abstractmethod
+    async def look(self, watched: dict[int, list[_MatchConsumer]]) -> None: ...
+
+
+class _Heartbeat(_SocketsTask):
+    """Keeps the presence rows of this process's sockets fresh: one ``UPDATE`` for all of them
+    every ``HEARTBEAT_SECONDS``. A beat per socket made 40 database calls a second at 800 idle
+    sockets, enough to saturate the process's database thread (docs/performance.md)."""
+
+    def period(self) -> float:
+        return HEARTBEAT_SECONDS
+
+    async def look(self, watched: dict[int, list[_MatchConsumer]]) -> None:
+        from games.presence import connections_seen
+
+        names = [consumer.channel_name for sockets in watched.values() for consumer in sockets]
+        try:
+            await database_sync_to_async(connections_seen)(channel_names=names)
+        except Exception:  # the next beat tries again; presence only lags
+            logger.warning("the heartbeat of %d sockets was not stored", len(names))
+
+
+_heartbeat = _Heartbeat()
+
+
+class _VersionWatch(_SocketsTask):
+    """Catches up the sockets of this process that missed an event.
+
+    Events go through the channel layer after the commit, and the send is robust: if the layer is
+    down at that moment (a Redis restart) the change is stored but its event is lost, and on a
+    quiet table nothing else would come to show it: every player would wait for a move that was
+    already made. So every ``VERSION_WATCH_SECONDS`` one query reads the stored versions of the
+    matches this process has sockets for, and a socket behind at two looks in a row is sent a
+    ``match.stale`` message on its own channel, so that it catches up between its other messages,
+    in order. One query per process, whatever the number of sockets.
+    """
+
+    def period(self) -> float:
+        return VERSION_WATCH_SECONDS
+
+    async def look(self, watched: dict[int, list[_MatchConsumer]]) -> None:
+        try:
+            versions = await database_sync_to_async(_versions)(list(watched))
+        except Exception:  # the database is away: the next look tries again
+            logger.warning("the version watch could not read the versions")
+            return
+        for match_id, stored in versions.items():
+            for consumer in watched[match_id]:
+                if not consumer.behind(stored):
+                    continue
+                try:
+                    await asyncio.wait_for(
+                        consumer.channel_layer.send(consumer.channel_name, {"type": "match.stale"}),
+                        LAYER_SECONDS,
+                    )
+                except Exception:  # the layer is away: the socket is behind at later looks
+                    logger.warning("match %s: a socket behind was not told", match_id)
 
 
 _version_watch = _VersionWatch()
@@ -625,104 +645,6 @@ def _since(scope: dict[str, Any]) -> int | None:
 
 def _chat_load(message_id: int) -> ChatMessage | None:
     return ChatMessage.objects.filter(pk=message_id).first()
-
-
-@dataclass(frozen=True, slots=True)
-class Loaded:
-    """What one message about a match is rendered from, read in one go."""
-
-    match: Match
-    seats: list[MatchSeat]
-    state: MatchState
-    presence: Presence
-    events: list[dict[str, Any]] | None  # since the version asked for; None if not all kept
-
-
-#: How many times ``_load`` reads a match that keeps changing before it sends what it read.
-_LOAD_ATTEMPTS = 3
-
-
-class _RecentLoads:
-    """The match states this process loaded for recent events, shared by its sockets.
-
-    Every socket of a match hears each of its events, and each would read the same rows and
-    rebuild the same engine state: four seats and the spectators, a dozen reads for one card.
-    The first socket to handle an event keeps what it loaded here, under the event's version and
-    the version its socket had (so the events listed since then are the same), and the others
-    of this process take it. Entries are only used for a few seconds and only for events: what
-    a version shows never changes, but presence and clocks may without a new version, so a
-    connect, a resync or a presence change always reads afresh. Consumers only read what they
-    take; nothing changes a ``Loaded`` after it is built.
-    """
-
-    def __init__(self, *, size: int = 512, seconds: float = 3.0) -> None:
-        self._size = size
-        self._seconds = seconds
-        self._entries: OrderedDict[tuple[int, int, int | None], tuple[float, Loaded]] = (
-            OrderedDict()
-        )
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[int, int, int | None]) -> Loaded | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or time.monotonic() - entry[0] > self._seconds:
-                return None
-            return entry[1]
-
-    def put(self, key: tuple[int, int, int | None], loaded: Loaded) -> None:
-        with self._lock:
-            self._entries[key] = (time.monotonic(), loaded)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-
-_recent_loads = _RecentLoads()
-
-
-def _load_for_event(match_id: int, since: int | None, version: int) -> Loaded:
-    """What to send for the event of ``version``: loaded once per process and socket version."""
-    cached = _recent_loads.get((match_id, version, since))
-    if cached is not None:
-        return cached
-    loaded = _load(match_id, since)
-    # Kept under the version read, which may be newer than the event's: the socket that takes it
-    # skips the events in between, as it would have had it read the rows itself.
-    _recent_loads.put((match_id, loaded.match.version, since), loaded)
-    if loaded.match.version != version:
-        _recent_loads.put((match_id, version, since), loaded)
-    return loaded
-
-
-def _load(match_id: int, since: int | None) -> Loaded:
-    from games.selectors import match_state_build
-
-    # The match is read in several queries, and a change that commits in between would show in
-    # the state under the older version (with its event missing from ``events``): read again
-    # until the version holds still. A bounded number of times: a change is rarely that quick.
-    for _ in range(_LOAD_ATTEMPTS):
-        match = Match.objects.select_related("table").get(pk=match_id)
-        seats = list(MatchSeat.objects.filter(match=match).order_by("index"))
-        state = match_state_build(match=match)
-        if Match.objects.filter(pk=match_id, version=match.version).exists():
-            break
-    events = (
-        None
-        if since is None
-        else match_events_since(match_id=match_id, since=since, until=match.version)
-    )
-    return Loaded(
-        match=match,
-        seats=seats,
-        state=state,
-        presence=presence_of(match_id=match_id),
-        events=events,
-    )
 
 
 def match_payload(

@@ -13,7 +13,7 @@ from games.chat import QUICK_PHRASES, chat_recent, phrase_text
 from games.models import Match, MatchSeat
 from games.presence import presence_of
 from games.rendering import chat_lines, render_table
-from games.selectors import match_state_build
+from games.selectors import match_position
 
 
 def match_viewer_seat(*, seats: list[MatchSeat], user: object) -> int | None:
@@ -33,7 +33,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         raise PermissionDenied
-    state = match_state_build(match=match)
+    state = match_position(match=match).state  # the state of the version read
     presence = presence_of(match_id=match.pk)
     table = render_table(match=match, seats=seats, state=state, seat=seat, presence=presence)
     context = {

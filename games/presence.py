@@ -1,7 +1,7 @@
 """Who is at a match: the open sockets of each seat, and what the table shows of each player.
 
 Every socket of a match has a :class:`~games.models.MatchConnection` row from connect to
-disconnect, refreshed by its consumer every ``HEARTBEAT_SECONDS``; the rows of a server process
+disconnect, refreshed every ``HEARTBEAT_SECONDS`` by its server process; the rows of a process
 that died stop counting after ``ALIVE_SECONDS``. Rows are shared by every server process through
 the database, so presence is right with any number of Daphne processes.
 
@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from games.models import MatchConnection, MatchSeat
 
-#: A consumer refreshes its row this often while the socket is open.
+#: A server process refreshes its sockets' rows this often while they are open.
 HEARTBEAT_SECONDS = 20
 #: A row not refreshed for this long belongs to a dead process: it no longer counts.
 ALIVE_SECONDS = 60
@@ -95,8 +95,22 @@ def connection_open(*, match_id: int, seat: int | None, user: Any, channel_name:
 
 
 def connection_seen(*, channel_name: str) -> None:
-    """The socket is still open (its consumer's heartbeat)."""
-    MatchConnection.objects.filter(channel_name=channel_name).update(seen_at=timezone.now())
+    """The socket is still open."""
+    connections_seen(channel_names=[channel_name])
+
+
+#: Channel names per ``UPDATE`` of :func:`connections_seen`: well under SQLite's limit on the
+#: parameters of one statement.
+_SEEN_BATCH = 500
+
+
+def connections_seen(*, channel_names: list[str]) -> None:
+    """These sockets are still open (the heartbeat of their server process, one statement for
+    every ``_SEEN_BATCH`` of them)."""
+    now = timezone.now()
+    for start in range(0, len(channel_names), _SEEN_BATCH):
+        batch = channel_names[start : start + _SEEN_BATCH]
+        MatchConnection.objects.filter(channel_name__in=batch).update(seen_at=now)
 
 
 def connection_close(*, channel_name: str) -> None:

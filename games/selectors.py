@@ -7,8 +7,11 @@ hold a second, possibly diverging, copy of the rules' bookkeeping.
 
 from __future__ import annotations
 
-from collections import defaultdict
+import copy
+import threading
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from games.engine import (
@@ -102,6 +105,82 @@ def match_state_build(*, match: Match, hands: list[Hand] | None = None) -> Match
         hand=state,
         hand_seed=current.seed,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A match at one stored version: its engine state and the row of its current hand."""
+
+    state: MatchState
+    hand: Hand  # the last hand's row as stored at that version
+    hands: int  # how many hands the match has
+
+
+class _Positions:
+    """The positions this process stored or read under the match's lock, by stored version.
+
+    Rebuilding a match means reading its hand's plays and replaying them through the engine: the
+    larger part of a move's cost. Every change of a match's hands or scores bumps its version in
+    the same transaction (``games.services``), so a version names one position for good, and the
+    next move of a live match usually finds the position the last one left here. Entries are put
+    only from committed data (after the commit, or read under the lock), and the key holds the
+    match's creation time as well, so a match id used again (SQLite after a rollback) never finds
+    another match's position. Hand rows are copied in and out: callers change and save theirs.
+    """
+
+    def __init__(self, *, size: int = 4096) -> None:
+        self._size = size
+        self._entries: OrderedDict[tuple[Any, ...], Position] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(match: Match) -> tuple[Any, ...]:
+        return (match.pk, match.version, match.created_at)
+
+    def get(self, match: Match) -> Position | None:
+        with self._lock:
+            found = self._entries.get(self.key(match))
+            if found is not None:
+                self._entries.move_to_end(self.key(match))
+        return None if found is None else _position_copy(found)
+
+    def put(self, match: Match, position: Position) -> None:
+        entry = _position_copy(position)
+        with self._lock:
+            self._entries[self.key(match)] = entry
+            self._entries.move_to_end(self.key(match))
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+def _position_copy(position: Position) -> Position:
+    hand = position.hand
+    names = [field.attname for field in Hand._meta.concrete_fields]
+    row = Hand.from_db(hand._state.db, names, [copy.deepcopy(getattr(hand, n)) for n in names])
+    return Position(state=position.state, hand=row, hands=position.hands)
+
+
+positions = _Positions()
+
+
+def match_position(*, match: Match, locked: bool = False) -> Position:
+    """The match's position at the version of ``match`` as read: from this process's memory when
+    it holds that version, else built from the rows (two queries) and, when ``locked`` (the row
+    lock is held, so the rows read are that version's), kept for the next caller."""
+    found = positions.get(match)
+    if found is not None:
+        return found
+    hands = list(Hand.objects.filter(match=match).order_by("number"))
+    position = Position(
+        state=match_state_build(match=match, hands=hands), hand=hands[-1], hands=len(hands)
+    )
+    if locked:
+        positions.put(match, position)
+    return position
 
 
 def hakem_draw_from_json(data: Any) -> HakemDraw | None:

@@ -11,6 +11,7 @@ expect to run inside the caller's transaction.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -41,6 +42,7 @@ from games.engine import (
     view,
 )
 from games.events import match_event_on_commit
+from games.loads import event_prime
 from games.models import (
     CardPlay,
     ClientAction,
@@ -52,7 +54,7 @@ from games.models import (
     Trick,
     deck_to_text,
 )
-from games.selectors import match_state_build
+from games.selectors import Position, match_position, positions
 
 if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
@@ -141,12 +143,13 @@ def match_create(
             started_at=now,
         )
         rows = match_seats_store(match=match, seats=seated)
-        hand_store_new(match=match, number=0, state=state.hand, seed=state.hand_seed, at=now)
+        hand = hand_store_new(match=match, number=0, state=state.hand, seed=state.hand_seed, at=now)
         match.step_at = _step_at(match=match, state=state, seats=rows, now=now)
         match.save(update_fields=["step_at"])
-        match_event_on_commit(
-            match_id=match.pk,
-            version=match.version,
+        _event_on_commit(
+            match,
+            position=Position(state=state, hand=hand, hands=1),
+            seats=rows,
             kind="match_created",
             data={
                 "variant": rules.name,
@@ -175,42 +178,46 @@ def match_apply_action(
     the engine's :class:`IllegalActionError` and nothing is written. A player who was away or had
     left is back by acting (R8.1). Returns the match as stored.
     """
-    if action.seat != seat:
-        raise IllegalActionError("you can only act for your own seat", seat=seat)
     with transaction.atomic():
         locked = _match_lock(match)
-        if expected_version is not None and locked.version != expected_version:
-            raise StaleVersionError(expected=expected_version, current=locked.version)
-        _require_playing(locked)
-        hands = list(Hand.objects.filter(match=locked).order_by("number"))
-        before = match_state_build(match=locked, hands=hands)
-        seats = _seats_of(locked)
-        extra: dict[str, Any] = {}
-        row = seats[seat]
-        if row.computer_level is None and row.status != MatchSeat.Status.PLAYING:
-            # Rolled back with the rest if the rules refuse the action.
-            row.status = MatchSeat.Status.PLAYING
-            row.save(update_fields=["status"])
-            extra["back"] = True
-        _apply_locked(
-            locked=locked, hands=hands, before=before, seats=seats, action=action, extra=extra
-        )
+        _apply_action_on(locked, seat=seat, action=action, expected_version=expected_version)
     return locked
+
+
+def _apply_action_on(
+    locked: Match, *, seat: int, action: Action, expected_version: int | None
+) -> None:
+    """:func:`match_apply_action` on a match whose row lock the caller holds."""
+    if action.seat != seat:
+        raise IllegalActionError("you can only act for your own seat", seat=seat)
+    if expected_version is not None and locked.version != expected_version:
+        raise StaleVersionError(expected=expected_version, current=locked.version)
+    _require_playing(locked)
+    position = match_position(match=locked, locked=True)
+    seats = _seats_of(locked)
+    extra: dict[str, Any] = {}
+    row = seats[seat]
+    if row.computer_level is None and row.status != MatchSeat.Status.PLAYING:
+        # Rolled back with the rest if the rules refuse the action.
+        row.status = MatchSeat.Status.PLAYING
+        row.save(update_fields=["status"])
+        extra["back"] = True
+    _apply_locked(locked=locked, position=position, seats=seats, action=action, extra=extra)
 
 
 def _apply_locked(
     *,
     locked: Match,
-    hands: list[Hand],
-    before: MatchState,
+    position: Position,
     seats: list[MatchSeat],
     action: Action,
     extra: dict[str, Any] | None = None,
 ) -> MatchState:
     """Apply one action to the locked match and store it, its new clock and its event."""
+    before = position.state
     after = match_apply(before, action)
     now = timezone.now()
-    current = hands[-1]
+    current = position.hand
     hand_store_progress(hand=current, before=before.hand, after=after.hand, at=now)
     locked.scores = list(after.scores)
     if after.is_over:
@@ -224,11 +231,43 @@ def _apply_locked(
         update_fields=["scores", "status", "winner_side", "finished_at", "version", "step_at"]
     )
     data = _action_event_data(hand=current, before=before, after=after, action=action)
-    match_event_on_commit(
-        match_id=locked.pk, version=locked.version, kind=action.kind, data=data | (extra or {})
+    _event_on_commit(
+        locked,
+        position=Position(state=after, hand=current, hands=position.hands),
+        seats=seats,
+        kind=action.kind,
+        data=data | (extra or {}),
     )
     autoplay_on_commit(locked.pk)
     return after
+
+
+def _event_on_commit(
+    locked: Match,
+    *,
+    position: Position | None,
+    seats: list[MatchSeat] | None,
+    kind: str,
+    data: dict[str, Any],
+) -> None:
+    """Log the event of the locked match's new version and send it once the transaction commits.
+
+    Before the send, on commit too, this process keeps the new ``position`` for the match's next
+    change (``games.selectors.positions``) and hands it with the ``seats`` to its own sockets
+    (``games.loads.event_prime``): neither has to read the match back. On commit, not now: a
+    change rolled back must leave nothing behind. Callbacks run in the order they were added, so
+    both are in place when the event arrives.
+    """
+    if position is not None:
+        stored = copy.copy(locked)  # the version and fields of now, not of a later change
+
+        def keep() -> None:
+            positions.put(stored, position)
+            if seats is not None:
+                event_prime(match=stored, seats=seats, state=position.state, kind=kind, data=data)
+
+        transaction.on_commit(keep, robust=True)
+    match_event_on_commit(match_id=locked.pk, version=locked.version, kind=kind, data=data)
 
 
 def _quitters_penalise_on_commit(match_id: int) -> None:
@@ -279,18 +318,16 @@ def match_client_action(
         )
         if previous is not None:
             return ClientActionResult(match=locked, applied=False, version=previous)
-        applied = match_apply_action(
-            match=locked, seat=seat, action=action, expected_version=expected_version
-        )
+        _apply_action_on(locked, seat=seat, action=action, expected_version=expected_version)
         ClientAction.objects.create(
-            match=applied,
+            match=locked,
             seat=seat,
             client_seq=client_seq,
             user=user if getattr(user, "pk", None) else None,
             action=to_json(action),
-            version=applied.version,
+            version=locked.version,
         )
-    return ClientActionResult(match=applied, applied=True, version=applied.version)
+    return ClientActionResult(match=locked, applied=True, version=locked.version)
 
 
 def match_deal_next_hand(*, match: Match | int, expected_version: int | None = None) -> Match:
@@ -305,22 +342,25 @@ def match_deal_next_hand(*, match: Match | int, expected_version: int | None = N
         if expected_version is not None and locked.version != expected_version:
             raise StaleVersionError(expected=expected_version, current=locked.version)
         _require_playing(locked)
-        hands = list(Hand.objects.filter(match=locked).order_by("number"))
-        _deal_locked(locked=locked, hands=hands, seats=_seats_of(locked))
+        position = match_position(match=locked, locked=True)
+        _deal_locked(locked=locked, position=position, seats=_seats_of(locked))
     return locked
 
 
-def _deal_locked(*, locked: Match, hands: list[Hand], seats: list[MatchSeat]) -> None:
-    state = next_hand(match_state_build(match=locked, hands=hands))
-    number = len(hands)
+def _deal_locked(*, locked: Match, position: Position, seats: list[MatchSeat]) -> None:
+    state = next_hand(position.state)
+    number = position.hands
     now = timezone.now()
-    hand_store_new(match=locked, number=number, state=state.hand, seed=state.hand_seed, at=now)
+    hand = hand_store_new(
+        match=locked, number=number, state=state.hand, seed=state.hand_seed, at=now
+    )
     locked.version += 1
     locked.step_at = _step_at(match=locked, state=state, seats=seats, now=now)
     locked.save(update_fields=["version", "step_at"])
-    match_event_on_commit(
-        match_id=locked.pk,
-        version=locked.version,
+    _event_on_commit(
+        locked,
+        position=Position(state=state, hand=hand, hands=number + 1),
+        seats=seats,
         kind="hand_dealt",
         data=_hand_dealt_data(number=number, state=state.hand),
     )
@@ -381,7 +421,7 @@ def _computer_decide(*, match_id: int, now: datetime, rush: bool) -> _ComputerDe
     snapshot = Match.objects.get(pk=match_id)
     if not _step_due(snapshot, now=now, rush=rush):
         return None
-    state = match_state_build(match=snapshot)
+    state = match_position(match=snapshot).state
     seat = state.hand.to_act
     if state.awaiting_next_hand or seat is None:
         return None
@@ -409,11 +449,11 @@ def _step_locked(
         locked = _match_lock(match_id)
         if not _step_due(locked, now=now, rush=rush):
             return False
-        hands = list(Hand.objects.filter(match=locked).order_by("number"))
-        state = match_state_build(match=locked, hands=hands)
+        position = match_position(match=locked, locked=True)
+        state = position.state
         seats = _seats_of(locked)
         if state.awaiting_next_hand:
-            _deal_locked(locked=locked, hands=hands, seats=seats)
+            _deal_locked(locked=locked, position=position, seats=seats)
             return True
         seat = state.hand.to_act
         if seat is None:  # nothing to decide: clear a stale step
@@ -425,23 +465,25 @@ def _step_locked(
             # He timed out and nobody is left at the table: wait for him rather than let the
             # computer finish his match (R8.2). He left on purpose (LEFT): the computer plays on.
             locked.step_at = None
-            _bump(locked, kind="clock_stopped", data={"seat": seat}, fields=["step_at"])
+            _bump(
+                locked, kind="clock_stopped", data={"seat": seat}, fields=["step_at"], at=position
+            )
             return True
         level = _computer_level(locked, row)
         if level is not None:
             now_on = (locked.version, seat, level)
             if decision is None or (decision.version, decision.seat, decision.level) != now_on:
                 return None  # decided on another position, or not at all: decide again
-            _apply_locked(
-                locked=locked, hands=hands, before=state, seats=seats, action=decision.action
-            )
+            _apply_locked(locked=locked, position=position, seats=seats, action=decision.action)
             return True
         if locked.step_at > now:
             return False  # a person's clock is never rushed
         if not humans_connected(match_id=locked.pk, now=now):
             # Nobody is there to wait for him: stop the clock until a player comes back.
             locked.step_at = None
-            _bump(locked, kind="clock_stopped", data={"seat": seat}, fields=["step_at"])
+            _bump(
+                locked, kind="clock_stopped", data={"seat": seat}, fields=["step_at"], at=position
+            )
             return True
         # The greedy baseline decides for him (R8.1): at once, so under the lock.
         action = greedy_action(view(state.hand, seat))
@@ -449,12 +491,7 @@ def _step_locked(
         row.timeouts += 1
         row.save(update_fields=["status", "timeouts"])
         _apply_locked(
-            locked=locked,
-            hands=hands,
-            before=state,
-            seats=seats,
-            action=action,
-            extra={"timeout": True},
+            locked=locked, position=position, seats=seats, action=action, extra={"timeout": True}
         )
         return True
 
@@ -510,11 +547,12 @@ def _seat_status_set(*, match: Match | int, seat: int, status: str) -> Match:
             return locked
         row.status = status
         row.save(update_fields=["status"])
-        state = match_state_build(match=locked)
+        position = match_position(match=locked, locked=True)
+        state = position.state
         if state.hand.to_act == seat and not state.awaiting_next_hand:
             locked.step_at = _step_at(match=locked, state=state, seats=seats, now=timezone.now())
         kind = "seat_left" if status == MatchSeat.Status.LEFT else "seat_back"
-        _bump(locked, kind=kind, data={"seat": seat}, fields=["step_at"])
+        _bump(locked, kind=kind, data={"seat": seat}, fields=["step_at"], at=position)
         if status == MatchSeat.Status.LEFT:
             autoplay_on_commit(locked.pk)  # the computer may be on turn for him now
     return locked
@@ -527,7 +565,8 @@ def match_clock_resume(*, match: Match | int) -> bool:
         locked = _match_lock(match)
         if locked.status != Match.Status.PLAYING or locked.step_at is not None:
             return False
-        state = match_state_build(match=locked)
+        position = match_position(match=locked, locked=True)
+        state = position.state
         seats = _seats_of(locked)
         step_at = _step_at(match=locked, state=state, seats=seats, now=timezone.now())
         if step_at is None:
@@ -535,7 +574,9 @@ def match_clock_resume(*, match: Match | int) -> bool:
         locked.step_at = step_at
         seat = state.hand.to_act
         if _clock_shown(match=locked, state=state, seats=seats):
-            _bump(locked, kind="clock_started", data={"seat": seat}, fields=["step_at"])
+            _bump(
+                locked, kind="clock_started", data={"seat": seat}, fields=["step_at"], at=position
+            )
         else:
             locked.save(update_fields=["step_at"])
         autoplay_on_commit(locked.pk)
@@ -599,11 +640,19 @@ def _person_seat(seats: list[MatchSeat], seat: int) -> MatchSeat:
     return seats[seat]
 
 
-def _bump(locked: Match, *, kind: str, data: dict[str, Any], fields: list[str]) -> None:
-    """A change that is not a move (a seat's status, the clock): new version, event on commit."""
+def _bump(
+    locked: Match,
+    *,
+    kind: str,
+    data: dict[str, Any],
+    fields: list[str],
+    at: Position | None = None,
+) -> None:
+    """A change that is not a move (a seat's status, the clock): new version, event on commit.
+    ``at``: the position, which such a change leaves as it was."""
     locked.version += 1
     locked.save(update_fields=["version", *fields])
-    match_event_on_commit(match_id=locked.pk, version=locked.version, kind=kind, data=data)
+    _event_on_commit(locked, position=at, seats=None, kind=kind, data=data)
 
 
 def _require_playing(locked: Match) -> None:

@@ -124,13 +124,20 @@ def _no_stray_database_sessions(django_db_setup, django_db_blocker) -> Iterator[
 
 @pytest.fixture(autouse=True)
 def _no_shared_loads_between_tests() -> Iterator[None]:
-    """The sockets' shared loads (games/consumers.py) are keyed by match id, which a later test's
-    database may give to another match: each test starts with none."""
-    from games.consumers import _recent_loads
+    """What a process keeps of matches in memory (the sockets' shared loads, games/loads.py; the
+    positions by version, games/selectors.py) is keyed by match id, which a later test's database
+    may give to another match: each test starts with none."""
+    from games.loads import local_matches, recent_loads
+    from games.selectors import positions
 
-    _recent_loads.clear()
+    def forget() -> None:
+        recent_loads.clear()
+        positions.clear()
+        local_matches.clear()
+
+    forget()
     yield
-    _recent_loads.clear()
+    forget()
 
 
 @pytest.fixture

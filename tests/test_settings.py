@@ -56,6 +56,7 @@ SETTINGS_VARIABLES = (
     "BEHIND_HTTPS_PROXY",
     "CSRF_TRUSTED_ORIGINS",
     "DATABASE_CONN_MAX_AGE",
+    "DATABASE_POOL_SIZE",
     "DATABASE_URL",
     "DEBUG",
     "DJANGO_LOG_LEVEL",
@@ -78,6 +79,7 @@ print(json.dumps({
     "DATABASE": {k: str(v) for k, v in settings.DATABASES["default"].items()
                  if k in ("ENGINE", "NAME", "HOST", "PORT", "USER", "CONN_MAX_AGE",
                           "CONN_HEALTH_CHECKS")},
+    "POOL": settings.DATABASES["default"].get("OPTIONS", {}).get("pool"),
     "CHANNEL_LAYERS": settings.CHANNEL_LAYERS,
     "ADMIN_URL": settings.ADMIN_URL,
     "SESSION_COOKIE_SECURE": settings.SESSION_COOKIE_SECURE,
@@ -126,21 +128,44 @@ def test_defaults_are_for_development() -> None:
     assert settings["SESSION_COOKIE_SECURE"] is False
 
 
-def test_database_url_selects_postgresql_without_persistent_connections() -> None:
+def test_database_url_selects_postgresql_with_a_connection_pool() -> None:
     settings = settings_with(DATABASE_URL="postgres://hokm@db.example:6543/hokm")
     database = settings["DATABASE"]
     assert database["ENGINE"] == "django.db.backends.postgresql"
     assert (database["HOST"], database["PORT"], database["NAME"]) == ("db.example", "6543", "hokm")
-    # Django's docs: persistent connections should be disabled under ASGI.
+    # Django's docs: persistent connections should be disabled under ASGI; the pool instead.
     assert database["CONN_MAX_AGE"] == "0"
+    assert settings["POOL"] == {"min_size": 1, "max_size": 10, "timeout": 3}
+    # The pool checks a connection before handing it out (Django passes this on to it).
     assert database["CONN_HEALTH_CHECKS"] == "True"
 
 
-def test_database_conn_max_age_can_be_raised() -> None:
-    settings = settings_with(
-        DATABASE_URL="postgres://hokm@db.example/hokm", DATABASE_CONN_MAX_AGE="60"
+def test_the_pool_size_can_be_set_and_the_pool_turned_off_for_persistent_connections() -> None:
+    sized = settings_with(DATABASE_URL="postgres://hokm@db.example/hokm", DATABASE_POOL_SIZE="25")
+    assert sized["POOL"]["max_size"] == 25
+    kept = settings_with(
+        DATABASE_URL="postgres://hokm@db.example/hokm",
+        DATABASE_POOL_SIZE="0",
+        DATABASE_CONN_MAX_AGE="60",
     )
-    assert settings["DATABASE"]["CONN_MAX_AGE"] == "60"
+    assert kept["POOL"] is None
+    assert kept["DATABASE"]["CONN_MAX_AGE"] == "60"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DATABASE_CONN_MAX_AGE": "60"}, "DATABASE_POOL_SIZE=0"),
+        ({"DATABASE_POOL_SIZE": "-1"}, "DATABASE_POOL_SIZE must be 0"),
+        ({"DATABASE_POOL_SIZE": "many"}, "is not an integer"),
+    ],
+)
+def test_contradictory_or_bad_pool_settings_stop_the_start(env, message) -> None:
+    result = run_in_project(
+        ["-c", PRINT_SETTINGS], DATABASE_URL="postgres://hokm@db.example/hokm", **env
+    )
+    assert result.returncode != 0
+    assert message in result.stderr
 
 
 def test_redis_url_selects_the_redis_layer_with_redis_py_8_fixes() -> None:

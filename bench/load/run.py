@@ -423,7 +423,9 @@ def target_run(
         )
     extra_env = {}
     if args.conn_max_age is not None:
+        # Persistent connections instead of the pool: the site refuses both at once.
         extra_env["DATABASE_CONN_MAX_AGE"] = str(args.conn_max_age)
+        extra_env["DATABASE_POOL_SIZE"] = "0"
     redis_url = args.redis_app if target == "app" else args.redis_baseline
     with servers_run(
         target,
@@ -553,7 +555,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--conn-max-age",
         type=int,
-        help="DATABASE_CONN_MAX_AGE for the site (default: the site's own, 0)",
+        help="DATABASE_CONN_MAX_AGE for the site, with its pool off (default: the site's pool)",
     )
     parser.add_argument(
         "--py-spy",

@@ -385,10 +385,14 @@ async def test_a_frame_never_shows_a_state_newer_than_its_version_R8_2(monkeypat
 
     def build_while_a_move_commits(**kwargs):
         if not moved:
-            moved.append(step(match.pk))  # another process commits right now
+            moved.append("moving")  # before the move: it builds a position too
+            moved[0] = step(match.pk)  # another process commits right now
         return build(**kwargs)
 
     monkeypatch.setattr(games.selectors, "match_state_build", build_while_a_move_commits)
+    # A position kept in memory is its version's by construction: the race is in building one
+    # from the rows, which a process that kept none does.
+    games.selectors.positions.clear()
     frame = await resync(client, 0)
     monkeypatch.undo()
     assert moved
