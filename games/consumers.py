@@ -29,7 +29,7 @@ from accounts.socket_sessions import SessionBoundSocket
 from games.access import match_viewable
 from games.engine import IllegalActionError, MatchState, match_view
 from games.events import match_group_name
-from games.loads import Loaded, load_for_event, local_matches
+from games.loads import Loaded, load_for_event, loaded_in_memory, local_matches
 from games.loads import load as _load
 from games.lobby_consumers import scope_language
 from games.models import ChatMessage, Match, MatchSeat
@@ -319,9 +319,12 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
         if event is None:
             loaded = await database_sync_to_async(_load)(self.match_id, since)
         else:
-            loaded = await database_sync_to_async(load_for_event)(
-                self.match_id, since, event["version"]
-            )
+            # Usually in memory already: no trip through the process's database thread.
+            loaded = loaded_in_memory(self.match_id, since, event["version"])
+            if loaded is None:
+                loaded = await database_sync_to_async(load_for_event)(
+                    self.match_id, since, event["version"]
+                )
         if not force and loaded.match.version <= self.last_version:
             return
         self.last_version = loaded.match.version

@@ -125,13 +125,20 @@ local_matches = LocalMatches()
 primed_versions: dict[int, int] = {}
 
 
-def load_for_event(match_id: int, since: int | None, version: int) -> Loaded:
-    """What to send for the event of ``version``: loaded once per process and socket version,
-    or put together from what the services handed over (:func:`event_prime`)."""
+def loaded_in_memory(match_id: int, since: int | None, version: int) -> Loaded | None:
+    """What to send for the event of ``version`` when this process has it without reading the
+    database: handed over by the service (:func:`event_prime`) or loaded by another socket.
+    Safe to call from the event loop: it takes no more than a lock held for a lookup."""
     primed = _primed_since(match_id, since, version)
     if primed is not None:
         return primed
-    cached = recent_loads.get((match_id, version, since))
+    return recent_loads.get((match_id, version, since))
+
+
+def load_for_event(match_id: int, since: int | None, version: int) -> Loaded:
+    """What to send for the event of ``version``: from memory (:func:`loaded_in_memory`), else
+    loaded and kept for the other sockets of this process."""
+    cached = loaded_in_memory(match_id, since, version)
     if cached is not None:
         return cached
     loaded = load(match_id, since)
