@@ -15,6 +15,7 @@ import json
 import logging
 import weakref
 from abc import ABC, abstractmethod
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -52,6 +53,14 @@ logger = logging.getLogger(__name__)
 #: Seconds a channel-layer call may take when a socket closes or the version watch sends: a layer
 #: that hangs must not hold them up.
 LAYER_SECONDS = 2.0
+
+#: Threads that apply the moves of this process's sockets. The rest of the sockets' database
+#: work runs in channels' one database thread, one call after another; a move is mostly waits
+#: for PostgreSQL (about ten round trips), so moves of different tables apply side by side here,
+#: each thread with its own pooled connection (``DATABASE_POOL_SIZE`` must leave room for them).
+#: Moves of one table still apply one at a time: the service locks the match's row.
+ACTION_THREADS = 4
+_action_threads = ThreadPoolExecutor(max_workers=ACTION_THREADS, thread_name_prefix="hokm-moves")
 
 # Close codes (4000-4999 are the application's own).
 CLOSE_NOT_FOUND = 4404
@@ -195,7 +204,9 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
 
         user = self.scope.get("user")
         try:
-            result: ClientActionResult = await database_sync_to_async(match_client_action)(
+            result: ClientActionResult = await database_sync_to_async(
+                match_client_action, thread_sensitive=False, executor=_action_threads
+            )(
                 match=self.match_id,
                 seat=self.seat,
                 action=message.action,
