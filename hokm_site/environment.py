@@ -145,19 +145,29 @@ REDIS_CHANNEL_LAYERS = {
     "core": "channels_redis.core.RedisChannelLayer",
     "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
 }
-#: Redis pub/sub channels are shared by every database number of a server: the site's own names.
+#: Redis pub/sub channels are shared by every database number of a server: the site's own names,
+#: ``hokm.<database number>``, so that two sites on one server, each on its own database number,
+#: stay apart as they do on the core layer.
 REDIS_PUBSUB_PREFIX = "hokm"
 
 
-def channel_layers_config(redis_url: str | None, kind: str = "core") -> dict[str, Any]:
+def pubsub_prefix(redis_url: str) -> str:
+    """The pub/sub layer's prefix for the Redis database ``redis_url`` names (0 if none)."""
+    from redis.connection import parse_url
+
+    return f"{REDIS_PUBSUB_PREFIX}.{parse_url(redis_url).get('db', 0)}"
+
+
+def channel_layers_config(redis_url: str | None, kind: str = "pubsub") -> dict[str, Any]:
     """The ``CHANNEL_LAYERS`` setting: Redis when ``REDIS_URL`` is set, else in-memory.
 
     The in-memory layer only reaches consumers in the same process and scans every channel on
     each send: fine for development and tests, never for production. It is channels' own, made
     safe to send to from the computer players' thread (hokm_site/channel_layers.py). With Redis,
-    ``kind`` picks channels-redis's core layer (messages kept in Redis per channel, up to a
-    capacity) or its pub/sub layer (pushed to the subscribed processes; it relays several times
-    more messages a second here, docs/performance.md).
+    ``kind`` picks channels-redis's pub/sub layer (pushed to the subscribed processes; it relays
+    twice as many moves a second here, and the site carries more too: the default, chosen by the
+    measurements of docs/performance.md) or its core layer (messages kept in Redis per channel,
+    up to a capacity).
     """
     if not redis_url:
         return {"default": {"BACKEND": "hokm_site.channel_layers.InMemoryChannelLayer"}}
@@ -167,7 +177,7 @@ def channel_layers_config(redis_url: str | None, kind: str = "core") -> dict[str
         )
     host = {"address": redis_url, **REDIS_CONNECTION_OPTIONS}
     if kind == "pubsub":
-        config: dict[str, Any] = {"hosts": [host], "prefix": REDIS_PUBSUB_PREFIX}
+        config: dict[str, Any] = {"hosts": [host], "prefix": pubsub_prefix(redis_url)}
     else:
         config = {"hosts": [host], "capacity": REDIS_CHANNEL_CAPACITY}
     return {"default": {"BACKEND": REDIS_CHANNEL_LAYERS[kind], "CONFIG": config}}

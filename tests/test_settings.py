@@ -62,6 +62,7 @@ SETTINGS_VARIABLES = (
     "DJANGO_LOG_LEVEL",
     "DJANGO_SETTINGS_MODULE",
     "LOG_LEVEL",
+    "REDIS_CHANNEL_LAYER",
     "REDIS_URL",
     "SECRET_KEY",
     "SECURE_HSTS_INCLUDE_SUBDOMAINS",
@@ -168,10 +169,11 @@ def test_contradictory_or_bad_pool_settings_stop_the_start(env, message) -> None
     assert message in result.stderr
 
 
-def test_redis_url_selects_the_redis_layer_with_redis_py_8_fixes() -> None:
+def test_redis_url_selects_the_pub_sub_layer_with_redis_py_8_fixes() -> None:
     url = "redis://cache.example:6380/2"
     layer = settings_with(REDIS_URL=url)["CHANNEL_LAYERS"]["default"]
-    assert layer["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    # The default by measurement (docs/performance.md, "Channel layer").
+    assert layer["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
     assert layer["CONFIG"]["hosts"] == [
         {
             "address": url,
@@ -186,16 +188,22 @@ def test_redis_url_selects_the_redis_layer_with_redis_py_8_fixes() -> None:
             "max_connections": 1000,
         }
     ]
-    assert layer["CONFIG"]["capacity"] == REDIS_CHANNEL_CAPACITY > 100
+    assert layer["CONFIG"]["prefix"] == "hokm.2"  # apart from a site on another database number
 
 
-def test_redis_channel_layer_picks_the_pub_sub_layer_or_refuses_an_unknown_one() -> None:
+def test_redis_channel_layer_picks_the_core_layer_or_refuses_an_unknown_one() -> None:
     url = "redis://cache.example:6380/2"
-    layer = settings_with(REDIS_URL=url, REDIS_CHANNEL_LAYER="pubsub")["CHANNEL_LAYERS"]["default"]
-    assert layer["BACKEND"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
-    assert layer["CONFIG"]["prefix"] == "hokm"
+    layer = settings_with(REDIS_URL=url, REDIS_CHANNEL_LAYER="core")["CHANNEL_LAYERS"]["default"]
+    assert layer["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert layer["CONFIG"]["capacity"] == REDIS_CHANNEL_CAPACITY > 100
     assert layer["CONFIG"]["hosts"][0]["address"] == url
     assert layer["CONFIG"]["hosts"][0]["socket_timeout"] is None
+    assert (
+        settings_with(REDIS_URL="redis://h:6379", REDIS_CHANNEL_LAYER="pubsub")["CHANNEL_LAYERS"][
+            "default"
+        ]["CONFIG"]["prefix"]
+        == "hokm.0"
+    )
     result = run_in_project(["manage.py", "check"], REDIS_URL=url, REDIS_CHANNEL_LAYER="kafka")
     assert result.returncode != 0
     assert "REDIS_CHANNEL_LAYER must be one of core, pubsub, not 'kafka'" in result.stderr
@@ -204,7 +212,7 @@ def test_redis_channel_layer_picks_the_pub_sub_layer_or_refuses_an_unknown_one()
 def test_channels_redis_passes_host_options_to_the_connection_pool() -> None:
     """channels-redis 4.3 hands every key but "address" to ConnectionPool.from_url; check that
     the pool really gets them, or redis-py 8's defaults (5 s timeout, 100 sockets) come back."""
-    config = channel_layers_config("redis://127.0.0.1:6379/0")["default"]["CONFIG"]
+    config = channel_layers_config("redis://127.0.0.1:6379/0", "core")["default"]["CONFIG"]
     layer = RedisChannelLayer(**config)
     pool = layer.create_pool(0)
     assert pool.max_connections == 1000

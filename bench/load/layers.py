@@ -1,10 +1,10 @@
 """The channel layers the benchmark compares, configured as the site configures its own.
 
-``core`` is exactly what ``hokm_site.environment.channel_layers_config`` gives production
-(``channels_redis.core.RedisChannelLayer`` with its capacity and the redis-py 8 connection fixes).
-``pubsub`` is ``channels_redis.pubsub.RedisPubSubChannelLayer`` with the same connection options.
-Redis pub/sub channels are shared by every database number of a server, so the pub/sub layer gets
-a prefix of its own: another program on the same Redis never hears the benchmark's messages.
+``core`` is exactly what ``hokm_site.environment.channel_layers_config`` gives production with
+``REDIS_CHANNEL_LAYER=core`` (``channels_redis.core.RedisChannelLayer`` with its capacity and the
+redis-py 8 connection fixes). ``pubsub`` (production's default) is
+``channels_redis.pubsub.RedisPubSubChannelLayer`` with the same connection options and a prefix
+of its own: another program on the same Redis never hears the benchmark's messages.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ PUBSUB_PREFIX = "hokm-bench-load"
 def layer_config(kind: str, redis_url: str) -> dict[str, Any]:
     """The ``CHANNEL_LAYERS["default"]`` entry of ``kind`` (``core`` or ``pubsub``)."""
     if kind == "core":
-        return channel_layers_config(redis_url)["default"]
+        return channel_layers_config(redis_url, "core")["default"]
     if kind == "pubsub":
         return {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",

@@ -6,7 +6,7 @@ included, gets it back as it was. It is served by daphne like the site, on the l
 ``BENCH_LAYER`` names (:mod:`bench.load.layers`), so what separates its figures from the
 application's is the application's own work::
 
-    BENCH_LAYER=core REDIS_URL=redis://127.0.0.1:6379/13 \\
+    BENCH_LAYER=pubsub REDIS_URL=redis://127.0.0.1:6379/13 \\
         .venv/bin/python -m daphne -p 8100 bench.load.relay_app:application
 """
 
@@ -23,7 +23,9 @@ from bench.load.layers import layer_config
 if not settings.configured:
     settings.configure(
         CHANNEL_LAYERS={
-            "default": layer_config(os.environ.get("BENCH_LAYER", "core"), os.environ["REDIS_URL"])
+            "default": layer_config(
+                os.environ.get("BENCH_LAYER", "pubsub"), os.environ["REDIS_URL"]
+            )
         },
         INSTALLED_APPS=[],
         USE_TZ=True,
@@ -55,6 +57,11 @@ class RelayConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=event["text"])
 
 
-application = ProtocolTypeRouter(
-    {"websocket": URLRouter([path("relay/<int:table>/", RelayConsumer.as_asgi())])}
-)
+def application_for(consumer: type[RelayConsumer]) -> ProtocolTypeRouter:
+    """The ASGI application serving ``consumer`` at ``relay/<table>/`` (the floor's too)."""
+    return ProtocolTypeRouter(
+        {"websocket": URLRouter([path("relay/<int:table>/", consumer.as_asgi())])}
+    )
+
+
+application = application_for(RelayConsumer)

@@ -1,11 +1,14 @@
 """Live play under load: the whole application against a bare Channels relay, on this machine.
 
     .venv/bin/python -m bench.load.run                      # or: make bench-load
-    .venv/bin/python -m bench.load.run --layer both         # the core layer and pub/sub
+    .venv/bin/python -m bench.load.run --layer both         # pub/sub and the core layer
+    .venv/bin/python -m bench.load.run --target baseline,floor --layer both
     .venv/bin/python -m bench.load.run --target app --tables 100 --pace 0.5 --duration 30
 
-For each channel layer (``--layer``) and each target (``--target``: ``baseline``, the relay of
-:mod:`bench.load.relay_app`, and ``app``, the site), it:
+For each channel layer (``--layer``, pub/sub by default as on the site) and each target
+(``--target``: ``baseline``, the relay of :mod:`bench.load.relay_app`; ``app``, the site; and,
+when asked, ``floor``, the relay plus one committed transaction per move of
+:mod:`bench.load.floor_app`), it:
 
 1. starts one daphne process (``--processes``) for the target and, for the site, one worker
    (``manage.py hokm_worker``) as in production: ``HOKM_AUTOPLAY=worker``, ``DEBUG=0``,
@@ -56,8 +59,15 @@ from bench.load.client import (
 from bench.load.layers import LAYERS
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
+#: ``floor`` (bench/load/floor_app.py, the relay plus one committed transaction per move) runs
+#: only when asked: it bounds what the house rules allow, it is not one of the issue's targets.
 TARGETS = ("baseline", "app")
-DEFAULT_REDIS = {"app": "redis://127.0.0.1:6379/12", "baseline": "redis://127.0.0.1:6379/13"}
+ALL_TARGETS = (*TARGETS, "floor")
+DEFAULT_REDIS = {
+    "app": "redis://127.0.0.1:6379/12",
+    "baseline": "redis://127.0.0.1:6379/13",
+    "floor": "redis://127.0.0.1:6379/13",
+}
 #: Seconds of play before a window opens, after the pace changed.
 SETTLE_SECONDS = 5.0
 #: The tables' first moves are spread over this many seconds, so that their hands do not all end
@@ -143,6 +153,12 @@ def servers_run(
             }
         )
         application = "hokm_site.asgi:application"
+    elif target == "floor":
+        from bench.load.floor_app import schema_create
+
+        schema_create(os.environ["BENCH_DATABASE_URL"])
+        env["FLOOR_DATABASE_URL"] = os.environ["BENCH_DATABASE_URL"]
+        application = "bench.load.floor_app:application"
     else:
         application = "bench.load.relay_app:application"
     started: list[subprocess.Popen] = []
@@ -426,7 +442,7 @@ def target_run(
         # Persistent connections instead of the pool: the site refuses both at once.
         extra_env["DATABASE_CONN_MAX_AGE"] = str(args.conn_max_age)
         extra_env["DATABASE_POOL_SIZE"] = "0"
-    redis_url = args.redis_app if target == "app" else args.redis_baseline
+    redis_url = args.redis_app if target == "app" else args.redis_baseline  # floor: the relay's
     with servers_run(
         target,
         layer=layer,
@@ -526,10 +542,27 @@ def _or_dash(value: Any) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
 
 
+def _targets(value: str) -> tuple[str, ...]:
+    named = {"both": TARGETS, "all": ALL_TARGETS}
+    targets = named.get(value) or tuple(value.split(","))
+    unknown = [target for target in targets if target not in ALL_TARGETS]
+    if unknown or len(set(targets)) != len(targets):
+        raise argparse.ArgumentTypeError(f"not a list of distinct targets: {value!r}")
+    return targets
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--target", choices=[*TARGETS, "both"], default="both")
-    parser.add_argument("--layer", choices=[*LAYERS, "both"], default="core")
+    parser.add_argument(
+        "--target",
+        type=_targets,
+        default=TARGETS,
+        help="baseline, app, floor, or several joined by commas, run in that order; "
+        "both (the default): baseline,app; all: baseline,app,floor",
+    )
+    parser.add_argument(
+        "--layer", choices=[*LAYERS, "both"], default="pubsub", help="the site's default: pubsub"
+    )
     parser.add_argument("--tables", type=int, default=200, help="tables at once (200)")
     parser.add_argument("--pace", type=float, default=1.0, help="moves/s per table (1)")
     parser.add_argument("--duration", type=float, default=20, help="seconds measured (20)")
@@ -580,14 +613,14 @@ def main(argv: list[str] | None = None) -> None:
         limit_ms=args.limit_ms,
         saturation=args.saturation,
     )
-    targets = TARGETS if args.target == "both" else (args.target,)
+    targets = args.target
     layers = LAYERS if args.layer == "both" else (args.layer,)
     print(
         f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, "
         f"load average {load_average()}",
         flush=True,
     )
-    if "app" in targets:
+    if "app" in targets or "floor" in targets:
         from bench.load.players import django_setup
 
         print(f"database: {django_setup()}", flush=True)
