@@ -111,7 +111,7 @@ ASGI_APPLICATION = "hokm_site.asgi.application"
 DATABASES = {"default": database_config(os.environ.get("DATABASE_URL"), base_dir=BASE_DIR)}
 
 CHANNEL_LAYERS = channel_layers_config(
-    os.environ.get("REDIS_URL"), os.environ.get("REDIS_CHANNEL_LAYER", "pubsub")
+    os.environ.get("REDIS_URL"), os.environ.get("REDIS_CHANNEL_LAYER") or "pubsub"
 )
 
 # Login rate limits count in the cache: it must be shared once several processes serve the site.
