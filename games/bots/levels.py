@@ -5,8 +5,9 @@
 - ``medium``: the greedy baseline (``games.bots.greedy``); ``greedy`` is its duel name.
 - ``hard``: determinized search with few deals, card play only (the greedy baseline calls trump
   and makes the hokm2-draw decisions), no endgame solver.
-- ``expert``: the full search: many deals, the trump call read as evidence, the exact endgame
-  solver, the trump call and the draw searched too, and the match score in view.
+- ``expert``: the full search: many deals, the trump call read as evidence and the opponents'
+  cards read from their plays, its own side's later cards explored, the exact endgame solver,
+  the trump call and the draw searched too, and the match score in view.
 
 Every player is deterministic: its randomness is seeded from the view, so the same view gives
 the same action (unless a deadline cuts a search short, which the time limits leave for slow
@@ -43,6 +44,9 @@ SEARCH_SETTINGS: dict[str, SearchSettings] = {
         mistake=0.05,
         pool_factor=8,
         margin_weight=0.2,
+        reading=True,
+        explore_copies=8,
+        explore_rate=0.25,
     ),
 }
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb
 from typing import Any
 
@@ -18,6 +18,7 @@ import numpy as np
 
 from games.engine import Card, Suit, get_variant
 
+from .reading import deal_possible, greedy_exclusions
 from .sim import SUIT_INDEX, SUIT_MASKS, Batch, Rules, bit_of, cards_of, mask_of
 
 #: The seat index standing for the cards nobody holds: the undealt half of classic hokm2 (R3.4),
@@ -44,6 +45,14 @@ class Knowledge:
     hakem: int
     trump: Suit | None
     hand_size: int  # cards dealt to each seat (13, or 17 in hokm3)
+    #: Per seat, a mask of the cards it is taken not to hold because of how it played
+    #: (:meth:`with_greedy_reading`); unlike a void, an inference that may be wrong.
+    excluded: tuple[int, ...] = ()
+
+    def barred(self, seat: int) -> int:
+        """The cards a sampled deal never gives ``seat``: the suits it lacks and the cards it is
+        taken not to hold."""
+        return self.voids[seat] | (self.excluded[seat] if self.excluded else 0)
 
     @classmethod
     def from_view(cls, view: Mapping[str, Any]) -> Knowledge:
@@ -104,6 +113,7 @@ def sample_deals(
     rules: Rules | None = None,
     mistake: float = 0.25,
     pool_factor: int = 4,
+    reading: bool = False,
 ) -> np.ndarray:
     """``count`` deals of the unseen cards, as an array (count, players) of hand masks (the
     seat's own hand included).
@@ -114,7 +124,12 @@ def sample_deals(
     as the greedy baseline would have made them with the cards the deal gives him. A play the
     model would not have made multiplies a deal's weight by ``mistake`` rather than ruling it
     out, since real players are not the model.
+
+    With ``reading`` (and ``history`` and ``rules``), no deal gives an opponent a card that the
+    greedy model says he would have played instead of one he did (:func:`read_plays`).
     """
+    if reading and history and rules is not None and knowledge.trump is not None:
+        knowledge = read_plays(knowledge, history, rules)
     if not evidence:
         return _draw(knowledge, count, rng)
     pool = _draw(knowledge, count * pool_factor, rng)
@@ -128,6 +143,23 @@ def sample_deals(
     nprng = np.random.default_rng(rng.getrandbits(63))
     chosen = nprng.choice(len(pool), size=count, replace=True, p=weights / weights.sum())
     return pool[chosen]
+
+
+def read_plays(knowledge: Knowledge, history: Sequence[tuple[int, int]], rules: Rules) -> Knowledge:
+    """``knowledge`` with the opponents' plays read as the greedy model's
+    (``games.bots.reading``): the cards each is taken not to hold, as long as some deal of the
+    unseen cards still fits them all; else the plain knowledge."""
+    excluded = greedy_exclusions(
+        history, rules=rules, trump=SUIT_INDEX[knowledge.trump], reader=knowledge.seat
+    )
+    others = [s for s in range(knowledge.players) if s != knowledge.seat]
+    read = replace(knowledge, excluded=tuple(mask & knowledge.unknown for mask in excluded))
+    barred = [read.barred(s) for s in others]
+    room = [knowledge.counts[s] for s in others]
+    if knowledge.pile:
+        barred.append(0)
+        room.append(knowledge.pile)
+    return read if deal_possible(barred, room, knowledge.unknown) else knowledge
 
 
 def _model_misses(
@@ -184,7 +216,7 @@ def _draw(knowledge: Knowledge, count: int, rng: random.Random) -> np.ndarray:
     unknown = cards_of(knowledge.unknown)
     bits = [bit_of(card) for card in unknown]
     others = [s for s in range(players) if s != knowledge.seat]
-    if not any(knowledge.voids[s] & knowledge.unknown for s in others):
+    if not any(knowledge.barred(s) & knowledge.unknown for s in others):
         # Nothing constrains who holds what: a plain shuffle of the unseen cards per deal.
         nprng = np.random.default_rng(rng.getrandbits(63))
         order = np.argsort(nprng.random((count, len(bits))), axis=1)
@@ -213,7 +245,7 @@ def _constrained_draw(
     holders = list(others) + ([PILE] if knowledge.pile else [])
     allowed = {
         bit: np.array(
-            [h == PILE or not knowledge.voids[h] & SUIT_MASKS[bit % 4] for h in holders],
+            [h == PILE or not knowledge.barred(h) >> bit & 1 for h in holders],
             dtype=bool,
         )
         for bit in bits
@@ -287,8 +319,7 @@ def _one_constrained_deal(
     holders = list(others) + ([PILE] if knowledge.pile else [])
 
     def allowed(bit: int) -> list[int]:
-        suit = SUIT_MASKS[bit % 4]
-        return [h for h in holders if h == PILE or not knowledge.voids[h] & suit]
+        return [h for h in holders if h == PILE or not knowledge.barred(h) >> bit & 1]
 
     options = {bit: allowed(bit) for bit in bits}
     for _attempt in range(20):

@@ -77,6 +77,13 @@ class SearchSettings:
     pool_factor: int = 4
     #: Weight of the trick margin at the hand's end in the utility (a tie-breaker).
     margin_weight: float = 0.0
+    #: Deal no opponent a card the greedy model says he would have played instead
+    #: (``games.bots.reading``).
+    reading: bool = False
+    #: Playouts per deal and choice, all but one exploring (the best counts), and how often an
+    #: exploring playout's own-side card is a random one.
+    explore_copies: int = 1
+    explore_rate: float = 0.0
 
 
 def search_action(
@@ -213,6 +220,7 @@ def _play(view, legal, context: _Context, settings, deadline, rng) -> Action:
                 rules=context.rules,
                 mistake=settings.mistake,
                 pool_factor=settings.pool_factor,
+                reading=settings.reading,
             )
             pending = np.concatenate([pending, fresh])
         deals, pending = pending[:size], pending[size:]
@@ -231,9 +239,10 @@ def _play(view, legal, context: _Context, settings, deadline, rng) -> Action:
             except SolverTimeout:
                 solver = None  # out of time: finish this round with playouts
         k = len(candidates)
+        copies = settings.explore_copies
         batch = Batch.start(
             context.rules,
-            np.repeat(deals, k, axis=0),
+            np.repeat(deals, k * copies, axis=0),
             trump=trump,
             leader=leader,
             hakem_side=context.hakem_side,
@@ -242,8 +251,17 @@ def _play(view, legal, context: _Context, settings, deadline, rng) -> Action:
             current=current,
             smart_side=context.side if settings.smart_leads else -1,
         )
-        outcome = playout(batch, first=np.tile(bits, size))
-        totals += context.utility(outcome).reshape(size, k).sum(axis=0)
+        if copies > 1:
+            # Each (deal, choice) is played out once by the policy and copies - 1 times with the
+            # own side trying other cards now and then; the best of them stands for the line of
+            # play the side would find.
+            batch.explore = np.tile(
+                np.where(np.arange(copies) > 0, settings.explore_rate, 0.0), size * k
+            )
+            batch.explore_rng = np.random.default_rng(rng.getrandbits(63))
+        outcome = playout(batch, first=np.tile(np.repeat(bits, copies), size))
+        values = context.utility(outcome).reshape(size, k, copies).max(axis=2)
+        totals += values.sum(axis=0)
     return _best(candidates, totals, greedy_action(view))
 
 

@@ -176,6 +176,10 @@ class Batch:
     hakem_side: int
     #: The side whose leads follow :meth:`_smart_lead` (the searcher's own side), or -1.
     smart_side: int = -1
+    #: Per row, the chance that a card of ``smart_side`` is a random legal one instead of the
+    #: policy's (exploring other lines of play; see ``games.bots.search``), and its generator.
+    explore: np.ndarray | None = None
+    explore_rng: np.random.Generator | None = None
 
     @classmethod
     def start(
@@ -230,6 +234,22 @@ class Batch:
     def greedy_choice(self) -> np.ndarray:
         """The bit the playout policy plays in each row."""
         legal = self.legal()
+        choice = self._policy_choice(legal)
+        if self.explore is None:
+            return choice
+        seat = self.seat_to_play
+        sides = seat % 2 if self.rules.partnerships else seat
+        rng = self.explore_rng
+        n = legal.shape[0]
+        wander = (sides == self.smart_side) & (rng.random(n) < self.explore)
+        if not wander.any():
+            return choice
+        # A random legal card: the lowest of a random subset of the legal cards (or the lowest).
+        subset = legal & rng.integers(0, 1 << 52, size=n, dtype=np.uint64)
+        pick = high_bit(low_bit_mask(np.where(subset != _ZERO, subset, legal)))
+        return np.where(wander, pick, choice)
+
+    def _policy_choice(self, legal: np.ndarray) -> np.ndarray:
         trumps = _SUIT_MASKS_NP[self.trump]
         if self.position == 0:
             plain = legal & ~trumps

@@ -82,6 +82,48 @@ def test_simulator_plays_the_greedy_baseline_card_for_card_R4_R5(variant):
         assert any(points > 1 for _, points in results)
 
 
+def _start_of_play(variant: Variant, seeds: range, *, smart_side: int) -> Batch:
+    rules = Rules.of(variant)
+    states = [greedy_to(variant, seed, in_play) for seed in seeds]
+    return Batch.start(
+        rules,
+        np.array([[mask_of(h) for h in s.holdings] for s in states], dtype=np.uint64),
+        trump=np.array([SUIT_INDEX[s.trump] for s in states]),
+        leader=0,
+        hakem_side=0,
+        smart_side=smart_side,
+    )
+
+
+@ALL_VARIANTS
+def test_exploring_playouts_play_legal_cards_of_the_own_side_only_R4_2(variant):
+    """An exploring playout (the expert's own side trying other cards) plays only legal cards
+    (R4.2: checked against the legal mask at every step), only the own side wanders, and rows
+    that explore with chance 0 play exactly the policy."""
+    rules = Rules.of(variant)
+    n = 120
+    explore = np.where(np.arange(n) % 2 == 0, 0.0, 1.0)
+    batch = _start_of_play(variant, range(n), smart_side=0)
+    batch.explore, batch.explore_rng = explore, np.random.default_rng(5)
+    plain = _start_of_play(variant, range(n), smart_side=0)
+    wandered = 0
+    while batch.played < rules.tricks_per_hand:
+        legal = batch.legal()
+        chosen = batch.greedy_choice()
+        policy = plain.greedy_choice()
+        assert np.all(legal >> chosen.astype(np.uint64) & np.uint64(1))
+        seat = batch.seat_to_play
+        own_side = (seat % 2 if rules.partnerships else seat) == 0
+        same = chosen == policy
+        assert np.all(same[explore == 0])
+        assert np.all(same[~own_side])  # the opponents always play the model
+        wandered += int((~same).sum())
+        # Both batches play the same cards so that their positions stay alike.
+        batch.play(chosen)
+        plain.play(chosen)
+    assert wandered > n  # exploring rows did try other cards
+
+
 # -- sampled deals -------------------------------------------------------------------------------
 
 

@@ -1,0 +1,168 @@
+"""Reading the opponents' cards from their plays (``games.bots.reading``, docs/bots.md): what a
+greedy player's play rules out is never a card he holds, sampled deals respect it, a player who
+does not play as the model is not read, and readings that leave no deal are dropped."""
+
+import random
+
+import numpy as np
+import pytest
+
+from games.bots import greedy_action
+from games.bots.reading import deal_possible, greedy_exclusions, higher_than, lower_than
+from games.bots.sampling import Knowledge, read_plays, sample_deals
+from games.bots.search import _history
+from games.bots.sim import SUIT_INDEX, SUIT_MASKS, Rules, bit_of, mask_of
+from games.engine import HOKM4, VARIANTS, Card, apply, deal_deck, new_hand, view
+
+ALL_VARIANTS = pytest.mark.parametrize("variant", VARIANTS.values(), ids=list(VARIANTS))
+
+
+def bits(*texts: str) -> int:
+    return mask_of(Card.parse(text) for text in texts)
+
+
+def b(text: str) -> int:
+    return bit_of(Card.parse(text))
+
+
+HOKM4_RULES = Rules.of(HOKM4)
+SPADES, HEARTS, DIAMONDS, CLUBS = (SUIT_INDEX[Card.parse(f"2{s}").suit] for s in "SHDC")
+
+
+def test_the_orders_are_the_greedy_baselines():
+    """The greedy baseline's orders (docs/bots.md). Lowest: a non-trump before a trump, then
+    rank, then spades, hearts, diamonds, clubs. Highest: rank, then that suit order."""
+    below_3h = lower_than(b("3H"), DIAMONDS)
+    assert below_3h & bits("2S", "2H", "2C", "3S")
+    assert not below_3h & bits("3C", "4S", "2D", "AD")  # 3C comes after 3H; 2D is a trump
+    below_2d = lower_than(b("2D"), DIAMONDS)  # the lowest trump: after every non-trump
+    assert below_2d == (1 << 52) - 1 - SUIT_MASKS[DIAMONDS]
+    above_kh = higher_than(b("KH"))
+    assert above_kh & bits("KS", "AS", "AH", "AD", "AC")
+    assert not above_kh & bits("KH", "KD", "KC", "QS")
+
+
+def test_a_lead_rules_out_every_higher_non_trump():
+    # Seat 1 (an opponent of seat 0) leads the king of hearts, trump diamonds: greedy leads his
+    # highest non-trump, so he has no non-trump ace and not the king of spades.
+    excluded = greedy_exclusions([(1, b("KH"))], rules=HOKM4_RULES, trump=DIAMONDS, reader=0)
+    assert excluded[1] & bits("AS", "AH", "AC", "KS") == bits("AS", "AH", "AC", "KS")
+    assert not excluded[1] & bits("AD", "KD", "QS", "KC")
+    assert excluded[0] == excluded[2] == 0  # the reader's side is not read
+    # Leading a trump says he held only trumps, none higher.
+    excluded = greedy_exclusions([(3, b("9D"))], rules=HOKM4_RULES, trump=DIAMONDS, reader=0)
+    assert excluded[3] == (((1 << 52) - 1) & ~SUIT_MASKS[DIAMONDS]) | bits(
+        "TD", "JD", "QD", "KD", "AD"
+    )
+
+
+def test_following_rules_out_lower_winners_and_when_losing_every_winner_R4_3():
+    trick = [(0, b("9S")), (1, b("QS"))]  # seat 1 wins with the queen: no ten or jack
+    excluded = greedy_exclusions(trick, rules=HOKM4_RULES, trump=DIAMONDS, reader=0)
+    assert excluded[1] & bits("TS", "JS") == bits("TS", "JS")
+    assert not excluded[1] & bits("KS", "AS", "2S", "8S")
+    # Seat 3 plays the 4 of spades under seat 2's lead of the 9 (seat 1, his partner, is not
+    # winning): he had no spade above the 9 and none below the 4.
+    trick = [(2, b("9S")), (3, b("4S"))]
+    excluded = greedy_exclusions(trick, rules=HOKM4_RULES, trump=DIAMONDS, reader=0)
+    assert excluded[3] & SUIT_MASKS[SPADES] == bits("2S", "3S", "TS", "JS", "QS", "KS", "AS")
+    # Partner winning: only the lowest card is read.
+    trick = [(1, b("AS")), (2, b("3S")), (3, b("7S"))]
+    excluded = greedy_exclusions(trick, rules=HOKM4_RULES, trump=DIAMONDS, reader=0)
+    assert excluded[3] & SUIT_MASKS[SPADES] == bits("2S", "3S", "4S", "5S", "6S")
+    # A discard (void in spades, nothing to win with): no trump at all, no lower non-trump.
+    trick = [(0, b("AS")), (1, b("5H"))]
+    excluded = greedy_exclusions(trick, rules=HOKM4_RULES, trump=DIAMONDS, reader=2)
+    assert excluded[1] & SUIT_MASKS[DIAMONDS] == SUIT_MASKS[DIAMONDS]
+    assert excluded[1] & bits("2H", "4C", "5S") == bits("2H", "4C", "5S")
+
+
+def test_a_seat_that_does_not_play_as_the_model_is_not_read():
+    # Seat 1 follows with the king of spades over the 9 and later plays the queen of spades: the
+    # greedy model would have won with the queen, so seat 1 is not the model.
+    history = [(0, b("9S")), (1, b("KS")), (2, b("2S")), (3, b("3S")), (1, b("QS"))]
+    excluded = greedy_exclusions(history, rules=HOKM4_RULES, trump=DIAMONDS, reader=0)
+    assert excluded[1] == 0
+    assert excluded[3]  # the others still are
+
+
+@ALL_VARIANTS
+def test_greedy_players_never_hold_what_their_plays_rule_out(variant):
+    """Whole hands with greedy in every seat: at every decision, no seat holds a card its plays
+    ruled out, the truth is a possible deal, and so the readings are kept and used."""
+    rules = Rules.of(variant)
+    decisions = ruled_out = 0
+    for seed in range(40):
+        state = new_hand(variant, hakem=seed % variant.players, deck=deal_deck(variant, seed))
+        while not state.is_over:
+            seat = state.to_act
+            seen = view(state, seat)
+            if seen["trump"] and (seen["tricks"] or seen["trick"]["cards"]):
+                history = _history(seen, rules.players)
+                knowledge = Knowledge.from_view(seen)
+                excluded = greedy_exclusions(
+                    history, rules=rules, trump=SUIT_INDEX[knowledge.trump], reader=seat
+                )
+                for other in range(rules.players):
+                    assert not mask_of(state.holdings[other]) & excluded[other]
+                read = read_plays(knowledge, history, rules)
+                assert read is not knowledge
+                ruled_out += sum(mask.bit_count() for mask in read.excluded)
+                decisions += 1
+            state = apply(state, greedy_action(seen))
+    assert decisions and ruled_out / decisions > 1  # the reading says something
+
+
+@ALL_VARIANTS
+def test_read_deals_never_give_a_seat_a_card_ruled_out(variant):
+    rules = Rules.of(variant)
+    checked = 0
+    for seed in range(12):
+        state = new_hand(variant, hakem=seed % variant.players, deck=deal_deck(variant, seed))
+        while not state.is_over:
+            seat = state.to_act
+            seen = view(state, seat)
+            if seen["trump"] and len(seen["tricks"]) in (2, 5):
+                history = _history(seen, rules.players)
+                knowledge = read_plays(Knowledge.from_view(seen), history, rules)
+                deals = sample_deals(
+                    knowledge, 30, random.Random(seed), reading=True, history=history, rules=rules
+                )
+                for row in deals:
+                    for other in range(rules.players):
+                        if other != seat:
+                            assert not int(row[other]) & knowledge.barred(other)
+                            assert int(row[other]).bit_count() == len(state.holdings[other])
+                checked += 1
+            state = apply(state, greedy_action(seen))
+    assert checked
+
+
+def test_deal_possible_is_halls_condition():
+    unknown = bits("AS", "KS", "QS", "AH")
+    assert deal_possible([0, 0], [2, 2], unknown)
+    assert not deal_possible([0, 0], [2, 1], unknown)  # room for 3 of 4 cards
+    # Seat 0 may hold no spade, so the three spades must all go to seat 1, which has room for 2.
+    assert not deal_possible([SUIT_MASKS[SPADES], 0], [2, 2], unknown)
+    assert deal_possible([SUIT_MASKS[SPADES], 0], [1, 3], unknown)
+    # A card nobody may hold.
+    assert not deal_possible([bits("AH"), bits("AH")], [2, 2], unknown)
+
+
+def test_readings_that_leave_no_deal_are_dropped():
+    """A person is not the model: when the readings of the opponents rule out a card for every
+    seat that could hold it, the plain knowledge (voids only) is used."""
+    state = new_hand(HOKM4, hakem=0, deck=deal_deck(HOKM4, 3))
+    while not state.tricks:
+        state = apply(state, greedy_action(view(state, state.to_act)))
+    seen = view(state, 0)
+    knowledge = Knowledge.from_view(seen)
+    rules = Rules.of(HOKM4)
+    # Forge a history: each opponent led a trump, so each held only trumps, which cannot be.
+    trump = SUIT_INDEX[knowledge.trump]
+    low_trumps = [bit for bit in range(52) if bit % 4 == trump][:3]
+    forged = [(1, low_trumps[0]), (3, low_trumps[1])]
+    assert read_plays(knowledge, forged, rules) is knowledge
+    deals = sample_deals(knowledge, 20, random.Random(1), reading=True, history=forged, rules=rules)
+    non_trumps = np.uint64(((1 << 52) - 1) & ~SUIT_MASKS[trump])
+    assert np.any(deals[:, 1] & non_trumps) and np.any(deals[:, 3] & non_trumps)
