@@ -33,11 +33,6 @@ def _same_rank_before(bit: int) -> int:
     return ((1 << bit) - 1) & ~((1 << rank_base) - 1)
 
 
-def _same_rank_after(bit: int) -> int:
-    rank_top = (bit & ~3) + 4
-    return ((1 << rank_top) - 1) & ~((1 << (bit + 1)) - 1)
-
-
 def lower_than(bit: int, trump: int) -> int:
     """The cards before ``bit`` in the greedy baseline's "lowest" order (``lowest_key``): a
     non-trump before a trump, then the lower rank, then the suit first in the tie order."""

@@ -46,7 +46,7 @@ class Knowledge:
     trump: Suit | None
     hand_size: int  # cards dealt to each seat (13, or 17 in hokm3)
     #: Per seat, a mask of the cards it is taken not to hold because of how it played
-    #: (:meth:`with_greedy_reading`); unlike a void, an inference that may be wrong.
+    #: (:func:`read_plays`); unlike a void, an inference that may be wrong.
     excluded: tuple[int, ...] = ()
 
     def barred(self, seat: int) -> int:
@@ -238,10 +238,11 @@ def _constrained_draw(
     hands: np.ndarray,
     rng: random.Random,
 ) -> np.ndarray:
-    """Deals where some seat has shown a void, all rows at once: the unseen cards are given out
-    one by one, the most constrained first, each to a seat that may hold it (or the pile) chosen
-    in proportion to the room it has left. Rows that run into a dead end are dealt again the
-    same way, a few times; the rare row still failing then by :func:`_one_constrained_deal`."""
+    """Deals where some seat may not hold some cards (a void, or a reading), all rows at once:
+    the unseen cards are given out one by one, the most constrained first, each to a seat that
+    may hold it (or the pile) chosen in proportion to the room it has left. Rows that run into a
+    dead end are dealt again the same way, a few times; the rare row still failing then by
+    :func:`_one_constrained_deal`."""
     holders = list(others) + ([PILE] if knowledge.pile else [])
     allowed = {
         bit: np.array(
