@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from games.bots import LEVELS, TIME_LIMITS, bot_action, greedy_action
 from games.bots import levels as bot_levels
 from games.bots.sampling import Knowledge, sample_deals
-from games.bots.search import SearchSettings, search_action
+from games.bots.search import search_action
 from games.bots.sim import SUIT_INDEX, SUIT_MASKS, Batch, Rules, mask_of, playout
 from games.bots.solver import Solver, SolverTimeout
 from games.engine import (
@@ -314,16 +314,9 @@ def test_solver_gives_up_at_its_deadline():
 @pytest.mark.parametrize("phase", ["call", "early", "endgame"])
 def test_the_time_limit_holds_inside_the_search(phase):
     """A search asked for far more deals than fit in its time stops at the deadline, after at
-    most one round (64 deals) more."""
-    huge = SearchSettings(
-        samples=1_000_000,
-        round_size=64,
-        solve_tricks=13,
-        evidence=True,
-        search_bidding=True,
-        match_aware=True,
-        smart_leads=True,
-    )
+    most one round (64 deals) more: the expert's own settings (evidence, reading, exploring
+    playouts), with a million deals and the solver from the first trick."""
+    huge = replace(bot_levels.SEARCH_SETTINGS["expert"], samples=1_000_000, solve_tricks=13)
     stops = {
         "call": lambda s: True,
         "early": lambda s: in_play(s) and len(s.tricks) >= 1,
