@@ -312,6 +312,10 @@ def _vector_deal(
     return dealt, failed
 
 
+#: Plain random attempts at one deal before it is built with every step checked (slower).
+RANDOM_ATTEMPTS = 4
+
+
 def _one_constrained_deal(
     knowledge: Knowledge, bits: Sequence[int], others: Sequence[int], rng: random.Random
 ) -> dict[int, int]:
@@ -323,7 +327,7 @@ def _one_constrained_deal(
         return [h for h in holders if h == PILE or not knowledge.barred(h) >> bit & 1]
 
     options = {bit: allowed(bit) for bit in bits}
-    for _attempt in range(20):
+    for _attempt in range(RANDOM_ATTEMPTS):
         room = {h: (knowledge.pile if h == PILE else knowledge.counts[h]) for h in holders}
         order = list(bits)
         rng.shuffle(order)
@@ -340,37 +344,43 @@ def _one_constrained_deal(
         else:
             dealt.pop(PILE, None)
             return dealt
-    return _backtrack_deal(knowledge, options, holders, rng)
+    return _checked_deal(knowledge, options, holders, rng)
 
 
-def _backtrack_deal(
+def _checked_deal(
     knowledge: Knowledge,
     options: Mapping[int, Sequence[int]],
     holders: Sequence[int],
     rng: random.Random,
 ) -> dict[int, int]:
-    """An exhaustive search for a consistent deal (after many unlucky random attempts)."""
-    order = sorted(options, key=lambda bit: len(options[bit]))
+    """A consistent deal built card by card, each card given to a random allowed holder (in
+    proportion to its room) that leaves the rest still possible to deal. Hall's condition
+    (:func:`games.bots.reading.deal_possible`) says exactly when it is, so no choice is ever
+    undone: a few thousand steps, where a search that backs up can take exponential time."""
     room = {h: (knowledge.pile if h == PILE else knowledge.counts[h]) for h in holders}
-    dealt = dict.fromkeys(holders, 0)
+    barred = {h: 0 if h == PILE else knowledge.barred(h) for h in holders}
+    rest = sum(1 << bit for bit in options)
 
-    def place(index: int) -> bool:
-        if index == len(order):
-            return True
-        bit = order[index]
-        choices = [h for h in options[bit] if room[h] > 0]
-        rng.shuffle(choices)
-        for holder in choices:
-            room[holder] -= 1
-            dealt[holder] |= 1 << bit
-            if place(index + 1):
-                return True
-            room[holder] += 1
-            dealt[holder] &= ~(1 << bit)
-        return False
+    def possible() -> bool:
+        return deal_possible([barred[h] for h in holders], [room[h] for h in holders], rest)
 
-    if not place(0):
+    if not possible():
         raise NoConsistentDealError("no deal of the unseen cards fits the view")
+    order = list(options)
+    rng.shuffle(order)
+    order.sort(key=lambda bit: len(options[bit]))
+    dealt = dict.fromkeys(holders, 0)
+    for bit in order:
+        rest &= ~(1 << bit)
+        choices = [h for h in options[bit] if room[h] > 0]
+        while True:  # one of the choices keeps the deal possible, since it was before
+            holder = rng.choices(choices, [room[h] for h in choices])[0]
+            room[holder] -= 1
+            if possible():
+                break
+            room[holder] += 1
+            choices.remove(holder)
+        dealt[holder] |= 1 << bit
     dealt.pop(PILE, None)
     return dealt
 

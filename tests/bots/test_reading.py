@@ -3,6 +3,7 @@ greedy player's play rules out is never a card he holds, sampled deals respect i
 does not play as the model is not read, and readings that leave no deal are dropped."""
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -166,3 +167,73 @@ def test_readings_that_leave_no_deal_are_dropped():
     deals = sample_deals(knowledge, 20, random.Random(1), reading=True, history=forged, rules=rules)
     non_trumps = np.uint64(((1 << 52) - 1) & ~SUIT_MASKS[trump])
     assert np.any(deals[:, 1] & non_trumps) and np.any(deals[:, 3] & non_trumps)
+
+
+def test_tight_readings_are_dealt_without_backing_up():
+    """Readings can bar most cards from most seats. Deals are then built card by card with
+    Hall's condition checked at each step (``_checked_deal``), never by a search that backs up
+    (one such search ran for minutes on a decision of a duel): every deal respects the rooms
+    and the barred cards, and a deal with a single solution is found."""
+    from games.bots.sampling import PILE, _checked_deal, _draw
+
+    rng = random.Random(11)
+    for trial in range(150):
+        cards = list(range(52))
+        rng.shuffle(cards)
+        truth = [sum(1 << c for c in cards[13 * s : 13 * (s + 1)]) for s in range(4)]
+        unknown = truth[1] | truth[2] | truth[3]
+        # Each other seat is barred from most of the cards it does not hold.
+        excluded = [0] + [
+            sum(
+                1 << c
+                for c in range(52)
+                if unknown >> c & 1 and not truth[s] >> c & 1 and rng.random() < 0.85
+            )
+            for s in (1, 2, 3)
+        ]
+        knowledge = Knowledge(
+            seat=0,
+            players=4,
+            own=truth[0],
+            unknown=unknown,
+            counts=(13, 13, 13, 13),
+            pile=0,
+            voids=(0, 0, 0, 0),
+            played_by=(0, 0, 0, 0),
+            hakem=0,
+            trump=None,
+            hand_size=13,
+            excluded=tuple(excluded),
+        )
+        options = {
+            bit: [h for h in (1, 2, 3) if not knowledge.barred(h) >> bit & 1]
+            for bit in range(52)
+            if unknown >> bit & 1
+        }
+        dealt = _checked_deal(knowledge, options, [1, 2, 3], rng)
+        assert PILE not in dealt
+        assert sum(dealt.values()) == unknown
+        for seat in (1, 2, 3):
+            assert dealt[seat].bit_count() == 13
+            assert not dealt[seat] & knowledge.barred(seat)
+        if trial % 10 == 0:
+            for row in _draw(knowledge, 8, rng):
+                for seat in (1, 2, 3):
+                    assert not int(row[seat]) & knowledge.barred(seat)
+                    assert int(row[seat]).bit_count() == 13
+
+    spades, hearts, diamonds, clubs = SUIT_MASKS
+    everything = (1 << 52) - 1
+    only = (
+        0,
+        everything & ~spades,
+        everything & ~(spades | hearts),
+        everything & ~(hearts | diamonds),
+    )
+    knowledge = replace(knowledge, own=clubs, unknown=everything & ~clubs, excluded=only)
+    options = {
+        bit: [h for h in (1, 2, 3) if not knowledge.barred(h) >> bit & 1]
+        for bit in range(52)
+        if knowledge.unknown >> bit & 1
+    }
+    assert _checked_deal(knowledge, options, [1, 2, 3], rng) == {1: spades, 2: hearts, 3: diamonds}
