@@ -265,14 +265,23 @@ def _constrained_draw(
         todo = todo[failed]
         if not len(todo):
             return hands
-    for row in todo:
+    # One at a time is slow (a millisecond or more a deal): tight readings can leave thousands
+    # of rows here, so only a few are dealt that way and the rest copy rows already dealt.
+    done = np.setdiff1d(np.arange(hands.shape[0]), todo)
+    for row in todo[:ONE_BY_ONE]:
         for holder, mask in _one_constrained_deal(knowledge, bits, others, rng).items():
             hands[row, holder] = np.uint64(mask)
+    rest = todo[ONE_BY_ONE:]
+    if len(rest):
+        sources = np.concatenate([done, todo[:ONE_BY_ONE]])
+        hands[rest] = hands[nprng.choice(sources, size=len(rest))]
     return hands
 
 
 #: Rounds of the all-rows-at-once deal before the rows still failing are dealt one at a time.
 VECTOR_ATTEMPTS = 6
+#: Rows at most dealt one at a time after those rounds; any others copy a row already dealt.
+ONE_BY_ONE = 24
 
 
 def _vector_deal(
