@@ -12,7 +12,8 @@ Bits stay below 2**53, so ``float64`` holds them exactly and ``frexp`` finds the
 The playout policy is the greedy baseline's (``games.bots.greedy``), card for card: lead the
 highest non-trump, play low when the partner is winning, else the lowest card that wins the trick
 now, else the lowest card. It is the model the search has of every player in the deals it
-imagines; the searcher's own side may lead better (:meth:`Batch._smart_lead`).
+imagines; the searcher's own side may lead better (:meth:`Batch._smart_lead`) and try other
+cards now and then (``Batch.explore``).
 """
 
 from __future__ import annotations
