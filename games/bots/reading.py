@@ -81,6 +81,7 @@ def greedy_exclusions(
     led = best_bit = best_seat = 0
     for seat, bit in history:
         still_to_play[seat] &= ~(1 << bit)
+        beaters = _beaters(best_bit, trump) if position else 0
         if position == 0:
             if bit & 3 != trump:
                 ruled_out = higher_than(bit) & ~trumps
@@ -90,7 +91,6 @@ def greedy_exclusions(
             follows = SUIT_MASKS[led] if bit & 3 == led else FULL
             lower = lower_than(bit, trump) & follows
             partner_wins = rules.partnerships and best_seat == (seat + 2) % players
-            beaters = _beaters(best_bit, trump)
             if partner_wins:
                 ruled_out = lower
             elif beaters >> bit & 1:  # the lowest card that wins
@@ -103,7 +103,7 @@ def greedy_exclusions(
             excluded[seat] |= ruled_out
         if position == 0:
             led, best_bit, best_seat = bit & 3, bit, seat
-        elif _beaters(best_bit, trump) >> bit & 1:
+        elif beaters >> bit & 1:
             best_bit, best_seat = bit, seat
         position = (position + 1) % players
     return [0 if broken[seat] else mask for seat, mask in enumerate(excluded)]

@@ -49,10 +49,21 @@ class Knowledge:
     #: (:func:`read_plays`); unlike a void, an inference that may be wrong.
     excluded: tuple[int, ...] = ()
 
-    def barred(self, seat: int) -> int:
-        """The cards a sampled deal never gives ``seat``: the suits it lacks and the cards it is
-        taken not to hold."""
-        return self.voids[seat] | (self.excluded[seat] if self.excluded else 0)
+    def barred(self, holder: int) -> int:
+        """The cards a sampled deal never gives ``holder``: the suits it lacks and the cards it
+        is taken not to hold (none for the pile)."""
+        if holder == PILE:
+            return 0
+        return self.voids[holder] | (self.excluded[holder] if self.excluded else 0)
+
+    def room(self, holder: int) -> int:
+        """How many unseen cards ``holder`` (a seat, or the pile) gets in a deal."""
+        return self.pile if holder == PILE else self.counts[holder]
+
+    def holders(self) -> list[int]:
+        """Who gets the unseen cards: every other seat, and the pile when there is one."""
+        others = [s for s in range(self.players) if s != self.seat]
+        return others + ([PILE] if self.pile else [])
 
     @classmethod
     def from_view(cls, view: Mapping[str, Any]) -> Knowledge:
@@ -152,13 +163,10 @@ def read_plays(knowledge: Knowledge, history: Sequence[tuple[int, int]], rules: 
     excluded = greedy_exclusions(
         history, rules=rules, trump=SUIT_INDEX[knowledge.trump], reader=knowledge.seat
     )
-    others = [s for s in range(knowledge.players) if s != knowledge.seat]
     read = replace(knowledge, excluded=tuple(mask & knowledge.unknown for mask in excluded))
-    barred = [read.barred(s) for s in others]
-    room = [knowledge.counts[s] for s in others]
-    if knowledge.pile:
-        barred.append(0)
-        room.append(knowledge.pile)
+    holders = knowledge.holders()
+    barred = [read.barred(h) for h in holders]
+    room = [knowledge.room(h) for h in holders]
     return read if deal_possible(barred, room, knowledge.unknown) else knowledge
 
 
@@ -228,13 +236,12 @@ def _draw(knowledge: Knowledge, count: int, rng: random.Random) -> np.ndarray:
                 hands[:, s] = np.bitwise_or.reduce(shifted[:, start : start + size], axis=1)
             start += size
         return hands
-    return _constrained_draw(knowledge, bits, others, hands, rng)
+    return _constrained_draw(knowledge, bits, hands, rng)
 
 
 def _constrained_draw(
     knowledge: Knowledge,
     bits: Sequence[int],
-    others: Sequence[int],
     hands: np.ndarray,
     rng: random.Random,
 ) -> np.ndarray:
@@ -243,10 +250,10 @@ def _constrained_draw(
     may hold it (or the pile) chosen in proportion to the room it has left. Rows that run into a
     dead end are dealt again the same way, a few times; the rare row still failing then by
     :func:`_one_constrained_deal`."""
-    holders = list(others) + ([PILE] if knowledge.pile else [])
+    holders = knowledge.holders()
     allowed = {
         bit: np.array(
-            [h == PILE or not knowledge.barred(h) >> bit & 1 for h in holders],
+            [not knowledge.barred(h) >> bit & 1 for h in holders],
             dtype=bool,
         )
         for bit in bits
@@ -269,7 +276,7 @@ def _constrained_draw(
     # of rows here, so only a few are dealt that way and the rest copy rows already dealt.
     done = np.setdiff1d(np.arange(hands.shape[0]), todo)
     for row in todo[:ONE_BY_ONE]:
-        for holder, mask in _one_constrained_deal(knowledge, bits, others, rng).items():
+        for holder, mask in _one_constrained_deal(knowledge, bits, rng).items():
             hands[row, holder] = np.uint64(mask)
     rest = todo[ONE_BY_ONE:]
     if len(rest):
@@ -296,7 +303,7 @@ def _vector_deal(
     ran into a dead end."""
     room = np.tile(
         np.array(
-            [knowledge.pile if h == PILE else knowledge.counts[h] for h in holders],
+            [knowledge.room(h) for h in holders],
             dtype=np.int64,
         ),
         (count, 1),
@@ -326,18 +333,18 @@ RANDOM_ATTEMPTS = 4
 
 
 def _one_constrained_deal(
-    knowledge: Knowledge, bits: Sequence[int], others: Sequence[int], rng: random.Random
+    knowledge: Knowledge, bits: Sequence[int], rng: random.Random
 ) -> dict[int, int]:
     """Give each unseen card to a seat that may hold it (or to the pile), the most constrained
     cards first, each to a seat chosen in proportion to the room it has left."""
-    holders = list(others) + ([PILE] if knowledge.pile else [])
+    holders = knowledge.holders()
 
     def allowed(bit: int) -> list[int]:
-        return [h for h in holders if h == PILE or not knowledge.barred(h) >> bit & 1]
+        return [h for h in holders if not knowledge.barred(h) >> bit & 1]
 
     options = {bit: allowed(bit) for bit in bits}
     for _attempt in range(RANDOM_ATTEMPTS):
-        room = {h: (knowledge.pile if h == PILE else knowledge.counts[h]) for h in holders}
+        room = {h: knowledge.room(h) for h in holders}
         order = list(bits)
         rng.shuffle(order)
         order.sort(key=lambda bit: len(options[bit]))
@@ -366,8 +373,8 @@ def _checked_deal(
     proportion to its room) that leaves the rest still possible to deal. Hall's condition
     (:func:`games.bots.reading.deal_possible`) says exactly when it is, so no choice is ever
     undone: a few thousand steps, where a search that backs up can take exponential time."""
-    room = {h: (knowledge.pile if h == PILE else knowledge.counts[h]) for h in holders}
-    barred = {h: 0 if h == PILE else knowledge.barred(h) for h in holders}
+    room = {h: knowledge.room(h) for h in holders}
+    barred = {h: knowledge.barred(h) for h in holders}
     rest = sum(1 << bit for bit in options)
 
     def possible() -> bool:
