@@ -26,6 +26,14 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from tests.live_server import live_server, run_database_url
 
+#: What a failed browser test's report shows besides the assertion: the last frames each of its
+#: pages received over its sockets, what the pages logged, and the end of the live server's log.
+#: A rare failure in CI is then explained by its own report, with no rerun needed.
+_PAGE_TRACES = pytest.StashKey[list]()
+_SERVER_LOG: list[Path] = []
+TRACE_FRAMES = 25
+TRACE_LOG_LINES = 80
+
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
 
 #: Generous: the machines these run on are slow and shared; computer moves take ~0.05 s each.
@@ -67,6 +75,7 @@ def live_server_url(
     with django_db_blocker.unblock():
         database_url = run_database_url()
     log_path = tmp_path_factory.mktemp("live-server") / "daphne.log"
+    _SERVER_LOG[:] = [log_path]
     env = {
         "HOKM_BOT_DELAY_SECONDS": "0.05",
         "HOKM_NEXT_HAND_DELAY_SECONDS": "2",
@@ -120,16 +129,45 @@ def base_url(live_server_url: str) -> str:
 
 
 @pytest.fixture
-def open_page(new_context: Callable[..., BrowserContext]) -> Callable[..., Page]:
+def open_page(
+    new_context: Callable[..., BrowserContext], request: pytest.FixtureRequest
+) -> Callable[..., Page]:
     """A new page in a browser context of its own (its own cookies: one person each)."""
+    traces = request.node.stash.setdefault(_PAGE_TRACES, [])
 
     def open_(**context_args) -> Page:
         context = new_context(**context_args)
         context.set_default_timeout(TIMEOUT_MS)
         context.add_init_script(PAGE_PROBE)
-        return context.new_page()
+        page = context.new_page()
+        trace: list[str] = []
+        traces.append(trace)
+        page.on("console", lambda message: trace.append(f"console {message.type}: {message.text}"))
+        page.on(
+            "websocket",
+            lambda socket: (
+                trace.append(f"socket opened {socket.url}"),
+                socket.on("framesent", lambda data: trace.append(f"sent {str(data)[:400]}")),
+                socket.on("framereceived", lambda data: trace.append(f"got {str(data)[:400]}")),
+                socket.on("close", lambda _: trace.append("socket closed")),
+            ),
+        )
+        return page
 
     return open_
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
+    report = yield
+    if report.when == "call" and report.failed:
+        for number, trace in enumerate(item.stash.get(_PAGE_TRACES, []), start=1):
+            lines = [" ".join(line.split()) for line in trace[-TRACE_FRAMES:]]
+            report.sections.append((f"page {number}: its last socket frames", "\n".join(lines)))
+        if _SERVER_LOG and _SERVER_LOG[0].exists():
+            tail = _SERVER_LOG[0].read_text(errors="replace").splitlines()[-TRACE_LOG_LINES:]
+            report.sections.append(("live server log, last lines", "\n".join(tail)))
+    return report
 
 
 @pytest.fixture
