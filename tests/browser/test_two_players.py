@@ -82,6 +82,9 @@ def two_players_at_table(open_page, screenshot) -> TwoPlayerMatch:
     arash.page.goto("/tables/new/")
     arash.page.locator("select[name=variant]").select_option("hokm2")
     arash.page.locator("input[name=name]").fill(TABLE_NAME)
+    # The longest clock a public table has (R8.1): on a loaded machine these tests take a while
+    # between two moves, and a clock running out would play for the person the test is driving.
+    arash.page.locator("select[name=turn_clock_seconds]").select_option("60")
     screenshot(arash.page, "1-create-table")
     arash.page.get_by_role("button", name="Open the table").click()
     expect(arash.page).to_have_url(re.compile(r"/tables/\d+/$"))
