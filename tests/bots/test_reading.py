@@ -10,7 +10,7 @@ import pytest
 
 from games.bots import greedy_action
 from games.bots.reading import deal_possible, greedy_exclusions, higher_than, lower_than
-from games.bots.sampling import Knowledge, read_plays, sample_deals
+from games.bots.sampling import Knowledge, _model_misses, read_plays, sample_deals
 from games.bots.search import _history
 from games.bots.sim import SUIT_INDEX, SUIT_MASKS, Rules, bit_of, mask_of
 from games.engine import HOKM4, VARIANTS, Card, apply, deal_deck, new_hand, view
@@ -137,6 +137,32 @@ def test_read_deals_never_give_a_seat_a_card_ruled_out(variant):
                 checked += 1
             state = apply(state, greedy_action(seen))
     assert checked
+
+
+@ALL_VARIANTS
+def test_read_deals_explain_every_play_of_greedy_opponents(variant):
+    """The readings are the whole of the greedy model: in every read deal, each opponent's
+    every play is the one the model makes with that deal's cards (R4.2, R4.3), so weighing the
+    deals by the plays afterwards changes nothing and the sampled deals are the model's posterior
+    (docs/bots.md, "Where the missing points are")."""
+    rules = Rules.of(variant)
+    checked = 0
+    for seed in range(16):
+        state = new_hand(variant, hakem=seed % variant.players, deck=deal_deck(variant, seed))
+        while not state.is_over:
+            seat = state.to_act
+            seen = view(state, seat)
+            if seen["trump"] and len(seen["tricks"]) in (3, 6, 9):
+                history = _history(seen, rules.players)
+                knowledge = read_plays(Knowledge.from_view(seen), history, rules)
+                deals = sample_deals(
+                    knowledge, 64, random.Random(seed), reading=True, history=history, rules=rules
+                )
+                misses = _model_misses(knowledge, deals, history, rules)
+                assert not misses.any(), f"seed {seed}: a read deal contradicts a greedy play"
+                checked += len(deals)
+            state = apply(state, greedy_action(seen))
+    assert checked > 1000
 
 
 def test_deal_possible_is_halls_condition():
