@@ -162,6 +162,34 @@ def test_a_position_link_opens_at_that_card(open_page, screenshot) -> None:
     assert errors == []
 
 
+def _points(page, go: str) -> str:
+    """Which way the chevron of a step button points on screen: every icon is drawn pointing
+    back (left), and a horizontal mirror turns it."""
+    transform = page.locator(f"[data-go='{go}'] .rp-icon").evaluate(
+        "(icon) => getComputedStyle(icon).transform"
+    )
+    return "right" if transform.startswith("matrix(-1") else "left"
+
+
+def test_step_buttons_point_back_and_on(open_page, base_url) -> None:
+    """Back points left and on points right; in Persian, mirrored, the other way round, and
+    never both the same way."""
+    match, hands = _finished_match()
+    page = open_page()
+    _open(page, match)
+    for go in ("prev-card", "prev-trick"):
+        assert _points(page, go) == "left", go
+    for go in ("next-card", "next-trick"):
+        assert _points(page, go) == "right", go
+    page.context.add_cookies([{"name": "django_language", "value": "fa", "url": base_url}])
+    _open(page, match)
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    for go in ("prev-card", "prev-trick"):
+        assert _points(page, go) == "right", go
+    for go in ("next-card", "next-trick"):
+        assert _points(page, go) == "left", go
+
+
 def test_arrows_follow_the_buttons_in_persian(open_page, base_url) -> None:
     """In Persian the page is mirrored, "next" points left, and so does the arrow that steps on."""
     match, hands = _finished_match()
