@@ -92,6 +92,12 @@
     return data.seats[index].name;
   }
 
+  /* Where room is short (the trick, the status line, the discards): a computer player's level
+     and seat, as on the live table; sentences keep the full name. */
+  function seatLabel(index) {
+    return data.seats[index].short_name || data.seats[index].name;
+  }
+
   function place(seat) {
     return data.layout[(seat - viewer + players) % players];
   }
@@ -307,7 +313,7 @@
       slot.style.setProperty("--order", String(order));
       const who = document.createElement("span");
       who.className = "trick__who side-" + data.seats[seat].side;
-      who.textContent = seatName(seat);
+      who.textContent = seatLabel(seat);
       slot.append(face(trick.cards[order]), who);
       fragment.appendChild(slot);
     }
@@ -331,12 +337,12 @@
     } else if (done) {
       const took = document.createElement("span");
       took.className = "status__took side-" + data.seats[trick.winner].side;
-      took.textContent = format(text.takes_short, { name: seatName(trick.winner) });
+      took.textContent = format(text.takes_short, { name: seatLabel(trick.winner) });
       el.status.appendChild(took);
     } else {
       const led = document.createElement("span");
       led.className = "status__turn rp-led side-" + data.seats[trick.leader].side;
-      led.textContent = format(text.led_short, { name: seatName(trick.leader) });
+      led.textContent = format(text.led_short, { name: seatLabel(trick.leader) });
       el.status.appendChild(led);
     }
   }
@@ -380,7 +386,7 @@
       const block = document.createElement("div");
       block.className = "rp-discards__seat side-" + data.seats[seat].side;
       const title = document.createElement("h3");
-      title.textContent = seatName(seat);
+      title.textContent = seatLabel(seat);
       block.appendChild(title);
       [
         [text.discarded, pile.discarded],

@@ -3,6 +3,7 @@ are shown in the reader's language, whoever opened the table."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -14,7 +15,7 @@ from django.utils import translation
 
 from games.consumers import match_payload
 from games.models import Match, MatchSeat, Table
-from games.rendering import seat_name
+from games.rendering import computer_short_name, seat_name
 from games.selectors import match_state_build
 from games.tables import computer_player_name, play_against_computer
 from tests.games.factories import UserFactory
@@ -204,3 +205,27 @@ def test_a_computer_name_comes_from_its_match_seat_and_a_persons_is_stored():
         assert seat_name(person) == "Sara the Bold"
         assert seat_name(computer) == computer_player_name(level="medium", index=2)
         assert seat_name(computer) != computer.name
+
+
+@pytest.mark.parametrize("language", ["en", "fa"])
+def test_the_replay_labels_computers_by_level_and_seat_as_the_live_table_does(language):
+    """Where room is short (seat plates, hand rows, the score panel, the trick) the replay shows a
+    computer by its level and seat ("Hard · 2"), as the table does: cut, three "Computer (hard…"
+    could not be told apart. The full name stays in the titles, the viewer choice and sentences."""
+    user, match = match_opened_in("en", level="hard")
+    seats = computer_seats(match)
+    client = logged_in(user)
+
+    html = client.get(
+        reverse("games:replay", args=[match.pk]), HTTP_ACCEPT_LANGUAGE=language
+    ).content.decode()
+
+    data = json.loads(re.search(r'id="replay-data"[^>]*>(.*?)</script>', html, re.S).group(1))
+    with translation.override(language):
+        for seat in seats:
+            short, full = computer_short_name(level="hard", index=seat.index), seat_name(seat)
+            assert f'title="{full}">{short}</bdi>' in html  # the plate and the score panel
+            assert f"<bdi>{short}</bdi>" in html  # the row of the seat's cards
+            # For the trick and the status line, drawn by the script.
+            assert data["seats"][seat.index]["short_name"] == short
+            assert data["seats"][seat.index]["name"] == full
