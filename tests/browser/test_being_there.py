@@ -683,6 +683,7 @@ def test_spectator_sees_tricks_and_score_never_a_hand_R8_3(people, shot) -> None
     # She cannot act: a move sent over her socket anyway is refused, and nothing changes.
     current, state = match_state(match.pk)
     some_card = state.hand.holdings[0][0].text
+    table_before = shirin.page.locator("#table .felt").bounding_box()
     shirin.page.evaluate(
         """([card, version]) => {
           const wrapper = document.querySelector("[ws-connect]")["htmx-internal-data"].webSocket;
@@ -694,6 +695,10 @@ def test_spectator_sees_tricks_and_score_never_a_hand_R8_3(people, shot) -> None
     # In her page's language (Persian): "Spectators cannot play."
     expect(shirin.page.locator("#flash")).to_contain_text("تماشاگران نمی‌توانند بازی کنند.")
     assert Match.objects.get(pk=match.pk).version == current.version
+    # The error shows over the page and moves nothing on it.
+    table_after = shirin.page.locator("#table .felt").bounding_box()
+    assert table_after == table_before
+    expect(shirin.page.locator("#flash")).to_be_in_viewport()
 
     # No frame her sockets received held a card still in someone's hand (the cards played are
     # public; cards held now were held for the whole hand).
