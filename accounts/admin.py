@@ -4,6 +4,8 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import (
@@ -33,8 +35,9 @@ class UserAdmin(DjangoUserAdmin):
 
     fieldsets = (
         *DjangoUserAdmin.fieldsets,
-        (_("Table"), {"fields": ("display_name",)}),
+        (_("Table"), {"fields": ("display_name", "moderation")}),
     )
+    readonly_fields = ("moderation",)
     add_fieldsets = (
         *DjangoUserAdmin.add_fieldsets,
         (_("Table"), {"fields": ("display_name",)}),
@@ -50,6 +53,15 @@ class UserAdmin(DjangoUserAdmin):
     )
     search_fields = ("username", "display_name", "email")
     date_hierarchy = "date_joined"
+
+    @admin.display(description=_("Moderation"))
+    def moderation(self, obj: User) -> str:
+        """The player's moderation page: his sanctions, notes and reports, and where to
+        sanction him (a user's admin page alone cannot)."""
+        if obj.pk is None:
+            return "-"
+        url = reverse("accounts:moderation_player", args=[obj.username])
+        return format_html('<a href="{}">{}</a>', url, _("Sanctions, notes and reports"))
 
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> tuple[str, ...]:
         readonly = tuple(super().get_readonly_fields(request, obj))

@@ -434,6 +434,26 @@ def player_action(request: HttpRequest, username: str, action: str) -> HttpRespo
                 moderator=request.user, sanction=sanction, reason=form.cleaned_data["reason"]
             )
             messages.success(request, _("The sanction is lifted."))
+        elif action in SANCTION_ACTIONS and action != "void":
+            # Straight from the player's page, without a report: what a moderator saw in a
+            # match, the chat or the admin. A void needs a match, so it stays on reports.
+            kind, needs_minutes = SANCTION_ACTIONS[action]
+            form = SanctionForm(request.POST, needs_minutes=needs_minutes)
+            if not form.is_valid():
+                messages.error(request, _form_errors(form))
+                return back
+            sanction = moderation.sanction_apply(
+                moderator=request.user,
+                user=player,
+                kind=kind,
+                reason=form.cleaned_data["reason"],
+                minutes=form.cleaned_data["minutes"] if needs_minutes else None,
+            )
+            messages.success(
+                request,
+                _("Done: %(sanction)s for %(player)s.")
+                % {"sanction": sanction.get_kind_display(), "player": player},
+            )
         else:
             raise Http404
     except moderation.ModerationError as error:
