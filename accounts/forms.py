@@ -8,6 +8,7 @@ from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from accounts.invisible_characters import validate_no_invisible_characters
 from accounts.models import ApiToken, User
 from accounts.usernames import (
     USERNAME_MAX_LENGTH,
@@ -48,6 +49,7 @@ class DisplayNameForm(forms.ModelForm):
 
     def clean_display_name(self) -> str:
         value = " ".join(self.cleaned_data["display_name"].split())
+        validate_no_invisible_characters(value)
         if value and not self.instance.is_staff:
             validate_no_reserved_word(value)
         return value

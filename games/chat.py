@@ -22,6 +22,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 from accounts.enforcement import muted_message
+from accounts.invisible_characters import INVISIBLE_CHARACTERS_MESSAGE, has_invisible_character
 from accounts.sanctions import muted
 from games.events import match_group_name
 from games.models import ChatMessage, Match, MatchSeat
@@ -50,10 +51,8 @@ QUICK_PHRASES: dict[str, Any] = {
     "hurry": _("Your turn, please"),
 }
 
-# Dropped from free text: control characters (tabs and line breaks become spaces) and the bidi
-# embedding, override and isolate controls, which could turn the rest of a line around. Zero-width
-# (non-)joiners stay: Persian needs them.
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+# Dropped from free text: control characters (tabs and line breaks become spaces). Bidi controls
+# and invisible format characters are not dropped but refused (accounts.invisible_characters).
 _SPACES = re.compile(r"[\t\n\r\v\f\x85\u2028\u2029]+")
 
 
@@ -68,7 +67,7 @@ class ChatError(ValueError):
 def chat_clean_text(text: str) -> str:
     """Free text as stored: NFC, one line, no control characters, stripped."""
     text = unicodedata.normalize("NFC", text)
-    text = _BIDI_CONTROLS.sub("", _SPACES.sub(" ", text))
+    text = _SPACES.sub(" ", text)
     text = "".join(c for c in text if unicodedata.category(c) not in ("Cc", "Cs"))
     return text.strip()
 
@@ -90,8 +89,10 @@ def chat_post(
 
     Exactly one of ``text`` (free text) and ``phrase`` (a code of :data:`QUICK_PHRASES`) is given.
     Raises :class:`ChatError`: ``not_seated`` (spectators read only), ``bad_message``,
-    ``chat_empty``, ``chat_too_long``, ``unknown_phrase``, ``chat_rate_limited``, ``muted`` (a
-    moderator's mute in force: the message, in the active language, says until when and why).
+    ``chat_empty``, ``chat_too_long``, ``chat_invisible_characters`` (a bidi control or another
+    invisible character, see ``accounts.invisible_characters``), ``unknown_phrase``,
+    ``chat_rate_limited``, ``muted`` (a moderator's mute in force: the message, in the active
+    language, says until when and why).
     """
     match_id = match.pk if isinstance(match, Match) else int(match)
     if seat is None or not getattr(user, "is_authenticated", False):
@@ -107,6 +108,8 @@ def chat_post(
         with translation.override("en"):
             stored = phrase_text(phrase)
     else:
+        if has_invisible_character(text):
+            raise ChatError("chat_invisible_characters", str(INVISIBLE_CHARACTERS_MESSAGE))
         stored = chat_clean_text(text)
         if not stored:
             raise ChatError("chat_empty", "write something first")

@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from accounts.invisible_characters import validate_no_invisible_characters
 from games.engine import DEFAULT_TARGET
 from games.models import PARTNER_DRAW_VARIANTS, VARIANT_CHOICES, ComputerLevel
 from games.tables import NAME_MAX_LENGTH, TARGET_MAX, TARGET_MIN, TURN_CLOCKS
@@ -63,6 +64,7 @@ class TableForm(forms.Form):
         max_length=NAME_MAX_LENGTH,
         required=False,
         help_text=_("Leave empty for “your name’s table”."),
+        validators=[validate_no_invisible_characters],
     )
     variant = forms.ChoiceField(label=_("Game"), choices=VARIANT_CHOICES, initial="hokm4")
     target = forms.IntegerField(

@@ -24,6 +24,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
+from accounts.invisible_characters import INVISIBLE_CHARACTERS_MESSAGE
 from games.engine import (
     Card,
     MatchState,
@@ -594,6 +595,7 @@ _CHAT_ERRORS = {
     "chat_rate_limited": _("Too many messages: wait a moment."),
     "chat_empty": _("Write something first."),
     "chat_too_long": _("A message may hold at most 200 characters."),
+    "chat_invisible_characters": INVISIBLE_CHARACTERS_MESSAGE,
     "unknown_phrase": _("There is no such quick phrase."),
     "not_seated": _("Only the players can write in the chat."),
     "muted": _("You are muted in the chat."),

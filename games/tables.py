@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 
+from accounts.invisible_characters import INVISIBLE_CHARACTERS_MESSAGE, has_invisible_character
 from games.engine import DEFAULT_TARGET, VARIANTS, get_variant
 from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
 from games.services import SeatSpec, match_create
@@ -100,10 +101,13 @@ def table_create(
     fill_with_computer: bool,
     computer_level: str,
     partner_draw: bool,
+    default_name: str | None = None,
 ) -> Table:
     """Open a table with an empty seat for each player of the variant; the creator takes seat 0.
 
-    An empty ``name`` becomes "<player>'s table".
+    An empty ``name`` becomes ``default_name``, else "<player>'s table". A name typed may hold
+    no invisible character (``accounts.invisible_characters``); a default is not checked, as it
+    holds a display name that may be older than that check.
     """
     _require_may_play(user)
     if variant not in VARIANTS:
@@ -122,7 +126,13 @@ def table_create(
         raise TableError(_("Choose one of the computer levels offered."))
     if partner_draw and not get_variant(variant).partner_draw_allowed:
         raise TableError(_("The draw for partners is played with four players only."))
-    name = (name or "").strip() or _("%(player)s's table") % {"player": player_name(user)}
+    if name and has_invisible_character(name):
+        raise TableError(str(INVISIBLE_CHARACTERS_MESSAGE))
+    name = (
+        (name or "").strip()
+        or default_name
+        or _("%(player)s's table") % {"player": player_name(user)}
+    )
     if len(name) > NAME_MAX_LENGTH:
         raise TableError(
             _("A table's name has at most %(count)s characters.") % {"count": NAME_MAX_LENGTH}
@@ -245,7 +255,8 @@ def play_against_computer(
     with transaction.atomic():
         table = table_create(
             user=user,
-            name=_("%(player)s against the computer") % {"player": player_name(user)},
+            name="",
+            default_name=_("%(player)s against the computer") % {"player": player_name(user)},
             variant=variant,
             target=target,
             turn_clock_seconds=None,
