@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from games.access import match_viewable_in
@@ -25,14 +25,23 @@ def match_viewer_seat(*, seats: list[MatchSeat], user: object) -> int | None:
 
 @require_safe
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
-    """A seated player sees his seat's view; anyone else the spectator's, where allowed (R8.3)."""
+    """A seated player sees his seat's view; anyone else the spectator's, where allowed (R8.3).
+
+    Someone not signed in who may not watch is sent to sign in, as signing in may give access.
+    A signed-in person who may not watch gets 404, as on the replay and history pages (the match
+    might not exist), unless its table is public: a lobby table's existence is no secret, and 403
+    tells him why he cannot watch.
+    """
     match = get_object_or_404(Match.objects.select_related("table"), pk=match_id)
     seats = list(match.seats.order_by("index"))
     seat = match_viewer_seat(seats=seats, user=request.user)
     if seat is None and not match_viewable_in(request, match):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
-        raise PermissionDenied
+        if match.imported or match.table is None or match.table.is_private:
+            raise Http404("No such match")
+        reason = _("This table does not allow spectators.")
+        return render(request, "403.html", {"reason": reason}, status=403)
     state = match_position(match=match).state  # the state of the version read
     presence = presence_of(match_id=match.pk)
     table = render_table(match=match, seats=seats, state=state, seat=seat, presence=presence)

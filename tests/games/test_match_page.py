@@ -122,7 +122,7 @@ def test_private_table_match_needs_its_invite_link_to_watch(client, players):
     match = _match(players, private=True)
     assert client.get(_url(match)).status_code == 302  # anonymous: sign in first
     client.force_login(UserFactory())
-    assert client.get(_url(match)).status_code == 403  # a stranger who guessed the id
+    assert client.get(_url(match)).status_code == 404  # a stranger who guessed the id
     invite = reverse("games:table_invite", kwargs={"code": match.table.invite_code})
     client.get(invite)  # opening the invite link lets this browser watch
     assert client.get(_url(match)).status_code == 200
@@ -134,7 +134,7 @@ def test_an_imported_match_is_its_importers_only(client, players):
     Match.objects.filter(pk=match.pk).update(imported=True, imported_by=importer)
     assert client.get(_url(match)).status_code == 302  # to sign in
     client.force_login(UserFactory())
-    assert client.get(_url(match)).status_code == 403
+    assert client.get(_url(match)).status_code == 404
     client.force_login(importer)
     assert client.get(_url(match)).status_code == 200
 
@@ -143,7 +143,7 @@ def test_a_match_whose_table_was_deleted_is_its_players_only(client, players):
     match = _match(players, private=True, allow_spectators=False)
     match.table.delete()
     client.force_login(UserFactory())
-    assert client.get(_url(match)).status_code == 403
+    assert client.get(_url(match)).status_code == 404
     client.force_login(players[1])
     assert client.get(_url(match)).status_code == 200
 
