@@ -251,7 +251,8 @@ _FLASH_MESSAGES: dict[str, Promise] = {
     "hand_over": _("This hand is over."),
     "match_over": _("The match is over."),
     "card_not_held": _("You do not hold that card."),
-    "must_follow_suit": _("You must follow suit: play a card of the suit led (R4.2)."),
+    # No rule number here: it means nothing to a player (tests and logs cite the rules).
+    "must_follow_suit": _("You must follow suit: play a card of the suit led."),
     "invalid_discard": _("Choose the right number of cards from your first five."),
     "invalid_trump": _("That is not a suit you can call."),
     "stale_version": _("The table changed before your move arrived: look again and choose."),

@@ -310,8 +310,13 @@ def test_a_refusal_is_shown_in_the_pages_language():
     assert flash_text("no_such_code", "the reason given") == "the reason given"
     with translation.override("fa"):
         assert flash_text("must_follow_suit", "you hold a diamond") == (
-            "باید هم‌خال بازی کنید: کارتی از خالِ شروع‌شده بازی کنید (R4.2)."
+            "باید هم‌خال بازی کنید: کارتی از خالِ شروع‌شده بازی کنید."
         )
+    # What a player reads names no rule number: those are for tests and logs.
+    for code in ("must_follow_suit", "not_your_turn", "card_not_held", "invalid_trump"):
+        for language in ("en", "fa"):
+            with translation.override(language):
+                assert "(R" not in flash_text(code, "(R4.2)"), (code, language)
 
 
 def test_names_are_escaped():
