@@ -620,7 +620,13 @@ def _access(match_id: int, user: Any, invited_table_ids: list[int]) -> int | Non
         if seat is not None:
             return seat
     if not match_viewable(match=match, user=user, invited_table_ids=invited_table_ids):
-        return "forbidden" if signed_in else "login_required"
+        if not signed_in:
+            return "login_required"
+        # As the page says (games.match_views.match_page): a private or imported match is not
+        # found by someone who may not see it, so the socket does not tell him it exists.
+        if match.imported or match.table is None or match.table.is_private:
+            return "not_found"
+        return "forbidden"
     return None
 
 

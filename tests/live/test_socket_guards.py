@@ -243,6 +243,26 @@ async def test_frames_sent_after_a_refusal_are_dropped_unread(caplog):
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
+async def test_a_private_match_is_not_found_by_a_stranger_as_on_its_page():
+    """A public table that refuses spectators says so (forbidden); a private table's match is
+    not found, so a stranger's socket learns no more than its page (games.match_views)."""
+    stranger = await db(UserFactory)()
+    match, _ = await db(make_match)("hokm2", spectators=False)
+
+    def make_private() -> None:
+        match.table.is_private = True
+        match.table.save(update_fields=["is_private"])
+
+    await db(make_private)()
+    client = WebsocketCommunicator(APP, f"/ws/api/match/{match.pk}/")
+    client.scope["user"] = stranger
+    assert (await client.connect())[0]
+    closing, frames = await closed(client)
+    assert closing == CLOSE_NOT_FOUND
+    assert [json.loads(f)["data"]["code"] for f in frames] == ["not_found"]
+    await client.disconnect()
+
+
 # -- who may open a socket -----------------------------------------------------------------------
 
 
