@@ -485,7 +485,9 @@ def _sides(
 
 
 def _side_label(side: SideInfo) -> str:
-    return " & ".join(side.names)
+    """A side in the banners, its members named as on their plates ("Easy · 2" for a computer):
+    the full "Computer (easy, seat 2)" twice over made the banner grow over the seats."""
+    return " & ".join(member.short_name for member in side.seats)
 
 
 def _banner(

@@ -10,6 +10,7 @@ from allauth.account.models import EmailAddress
 from playwright.sync_api import expect
 
 from games.models import CardPlay, MatchSeat
+from games.rendering import seat_short_name
 
 from .helpers import confirmation_link, match_state, table_version, wait_match_live
 
@@ -141,9 +142,11 @@ def test_signup_play_against_computer_whole_hand(
         .order_by("trick__number")
         .values_list("card", flat=True)
     )
-    names = list(
-        MatchSeat.objects.filter(match_id=match_id).order_by("index").values_list("name", flat=True)
-    )
+    # The banner names each side as the plates do: a computer by its level and seat.
+    names = [
+        seat_short_name(row)
+        for row in MatchSeat.objects.filter(match_id=match_id).order_by("index")
+    ]
     ours = result.winner == seat % 2
     if result.hakem_kot:
         title = "Hakem Kot!"
