@@ -59,6 +59,21 @@ def has_invisible_character(text: str) -> bool:
     return not INVISIBLE_CHARACTERS.isdisjoint(text)
 
 
+#: What a chat line may not hold: the same but for ZERO WIDTH JOINER, which joins the emoji
+#: people send (a family, a rainbow flag) and in a line of chat makes no look-alike name.
+CHAT_INVISIBLE_CHARACTERS = INVISIBLE_CHARACTERS - {"\u200d"}
+
+
+def has_invisible_chat_character(text: str) -> bool:
+    r""":func:`has_invisible_character` for a chat line, where emoji may be joined.
+
+    >>> family, override = "\U0001f468\u200d\U0001f469", "\u202e"
+    >>> has_invisible_chat_character(family), has_invisible_chat_character(override)
+    (False, True)
+    """
+    return not CHAT_INVISIBLE_CHARACTERS.isdisjoint(text)
+
+
 def validate_no_invisible_characters(value: str) -> None:
     """Refuse text with a character that could hide what it says (a form field validator)."""
     if has_invisible_character(value):

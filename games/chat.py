@@ -22,7 +22,10 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 from accounts.enforcement import muted_message
-from accounts.invisible_characters import INVISIBLE_CHARACTERS_MESSAGE, has_invisible_character
+from accounts.invisible_characters import (
+    INVISIBLE_CHARACTERS_MESSAGE,
+    has_invisible_chat_character,
+)
 from accounts.sanctions import muted
 from games.events import match_group_name
 from games.models import ChatMessage, Match, MatchSeat
@@ -108,7 +111,7 @@ def chat_post(
         with translation.override("en"):
             stored = phrase_text(phrase)
     else:
-        if has_invisible_character(text):
+        if has_invisible_chat_character(text):
             raise ChatError("chat_invisible_characters", str(INVISIBLE_CHARACTERS_MESSAGE))
         stored = chat_clean_text(text)
         if not stored:

@@ -272,6 +272,16 @@ def test_a_persian_chat_line_with_a_zero_width_non_joiner_is_stored_as_written()
     assert ChatMessage.objects.get().text == message.text == PERSIAN_WITH_ZWNJ
 
 
+def test_a_chat_line_may_hold_an_emoji_joined_by_a_zero_width_joiner_but_a_name_may_not():
+    """A family emoji is three people joined by U+200D: fine in chat, where it makes no
+    look-alike, and refused in a table name, where it could."""
+    match, users = make_match("hokm2")
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467 gg"
+
+    assert chat_post(match=match, user=users[0], seat=0, text=family).text == family
+    assert has_invisible_character(family)
+
+
 def test_the_chat_panel_says_why_in_either_language():
     assert MESSAGE in render_chat_error("chat_invisible_characters")
     with translation.override("fa"):
