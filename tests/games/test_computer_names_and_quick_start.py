@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -229,3 +230,35 @@ def test_the_replay_labels_computers_by_level_and_seat_as_the_live_table_does(la
             # For the trick and the status line, drawn by the script.
             assert data["seats"][seat.index]["short_name"] == short
             assert data["seats"][seat.index]["name"] == full
+
+
+def test_the_tables_status_lines_name_a_computer_as_its_plate_does():
+    """ "Hard · 2 to play", "Hakem Hard · 2 is choosing the hokm": the same short name as on the
+    computer's plate and in the banners, not "Computer (hard, seat 2)" in one place and the short
+    one in another."""
+    from games.bots import greedy_action
+    from games.engine import Phase, apply, view
+    from games.rendering import render_table
+
+    user = UserFactory(display_name="Sara")
+    match = play_against_computer(user=user, computer_level="hard")
+    seats = list(match.seats.order_by("index"))
+    state = match_state_build(match=match)
+    hand = state.hand
+    seen = set()
+    for _ in range(20):
+        on_turn = hand.to_act
+        if on_turn is None:
+            break
+        html = render_table(match=match, seats=seats, state=replace(state, hand=hand), seat=0)
+        if seats[on_turn].computer_level:
+            short = computer_short_name(level="hard", index=on_turn)
+            if hand.phase is Phase.CALL:
+                assert f"Hakem {short} is choosing the hokm" in html
+                seen.add("call")
+            elif hand.phase is Phase.PLAY:
+                assert f"{short} to play" in html
+                assert f"{seat_name(seats[on_turn])} to play" not in html
+                seen.add("play")
+        hand = apply(hand, greedy_action(view(hand, on_turn)))
+    assert "play" in seen, "no computer was on turn"
