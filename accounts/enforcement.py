@@ -32,10 +32,12 @@ def user_group_name(user_id: int) -> str:
 
 
 def sanction_until(sanction: Sanction) -> str:
-    """When the sanction ends, in the active language and the site's time zone."""
+    """When the sanction ends, in the active language and the site's time zone, named: a player
+    elsewhere in the world cannot guess which zone "8:40 p.m." is in."""
     if sanction.ends_at is None:
         return _("further notice")
-    return formats.date_format(timezone.localtime(sanction.ends_at), "DATETIME_FORMAT")
+    ends = timezone.localtime(sanction.ends_at)
+    return f"{formats.date_format(ends, 'DATETIME_FORMAT')} {ends.tzname()}"
 
 
 def blocked_message(sanction: Sanction) -> str:

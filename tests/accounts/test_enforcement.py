@@ -47,6 +47,12 @@ def log_in(client, user: User):
     return client.post(reverse("account_login"), {"login": user.username, "password": PASSWORD})
 
 
+def test_the_end_of_a_sanction_names_its_time_zone(db) -> None:
+    """ "8:40 p.m." alone says nothing to a player in another zone: the site's zone is named."""
+    mute = sanction(make_player(), Sanction.Kind.MUTE, minutes=30)
+    assert sanction_until(mute).endswith(" UTC")
+
+
 # -- signing in and staying signed in ------------------------------------------------------------
 
 
