@@ -4,7 +4,8 @@ from django.utils.translation import gettext_lazy as _
 
 class AccountsConfig(AppConfig):
     name = "accounts"
-    verbose_name = _("Accounts")
+    # Not "Accounts": django-allauth's own app (e-mail addresses) has that name in the admin.
+    verbose_name = _("Players and moderation")
 
     def ready(self) -> None:
         from accounts.socket_sessions import signals_connect

@@ -35,3 +35,13 @@ def test_staff_revoke_tokens_in_the_admin(admin_client: Client) -> None:
 
 def test_tokens_are_not_made_in_the_admin(admin_client: Client) -> None:
     assert admin_client.get(reverse("admin:accounts_apitoken_add")).status_code == 403
+
+
+def test_the_admin_index_has_no_two_sections_of_the_same_name(admin_client: Client) -> None:
+    """Ours and django-allauth's e-mail addresses were both "Accounts" in the admin."""
+    import re
+
+    html = admin_client.get("/admin/").content.decode()
+    captions = re.findall(r"<caption>\s*<a [^>]*>([^<]+)</a>", html)
+    assert "Players and moderation" in captions
+    assert len(captions) == len(set(captions)), captions
