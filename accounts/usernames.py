@@ -29,7 +29,9 @@ from django.utils.translation import gettext_lazy as _
 
 USERNAME_MIN_LENGTH = 3
 USERNAME_MAX_LENGTH = 20
-USERNAME_PATTERN = r"[A-Za-z0-9_-]+"
+# Escaped "-": browsers compile an input's pattern with the "v" flag, where a bare "-" at the end of
+# a class is an error that makes them ignore the whole pattern.
+USERNAME_PATTERN = r"[A-Za-z0-9_\-]+"
 
 #: Refused anywhere in a name ("administrator", "sysadmin" and "moderators" contain these).
 RESERVED_WORDS = (

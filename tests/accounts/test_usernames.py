@@ -132,7 +132,7 @@ def test_sign_up_form_tells_the_browser_the_rules() -> None:
     html = Client().get(reverse("account_signup")).content.decode()
 
     assert 'maxlength="20"' in html
-    assert 'pattern="[A-Za-z0-9_-]+"' in html
+    assert r'pattern="[A-Za-z0-9_\-]+"' in html
     assert "3 to 20 characters" in html
 
 
