@@ -501,6 +501,8 @@ def _banner(
     winner = by_index[result["winner"]]
     names = _side_label(winner)
     points = result["points"]
+    # A side of one player (hokm3, hokm2) takes the verb of one: "bob takes", not "bob take".
+    solo = len(winner.seats) == 1
     if result["hakem_kot"]:
         title = _("Hakem Kot!")
     elif result["kot"]:
@@ -509,26 +511,42 @@ def _banner(
         title = ""  # the match's result says it all; the hand's stays in the detail line
     elif seat is not None:
         title = _("You win the hand") if winner.yours else _("You lose the hand")
+    elif solo:
+        title = _("%(name)s wins the hand") % {"name": names}
     else:
         title = _("%(names)s win the hand") % {"names": names}
-    if result["kot"]:
+    if result["kot"] and solo:
+        detail = ngettext(
+            "%(name)s took the first 7 tricks: %(points)d point",
+            "%(name)s took the first 7 tricks: %(points)d points",
+            points,
+        ) % {"name": names, "points": points}
+    elif result["kot"]:
         detail = ngettext(
             "%(names)s took the first 7 tricks: %(points)d point",
             "%(names)s took the first 7 tricks: %(points)d points",
             points,
-        )
+        ) % {"names": names, "points": points}
+    elif solo:
+        detail = ngettext(
+            "%(name)s takes the hand: %(points)d point",
+            "%(name)s takes the hand: %(points)d points",
+            points,
+        ) % {"name": names, "points": points}
     else:
         detail = ngettext(
             "%(names)s take the hand: %(points)d point",
             "%(names)s take the hand: %(points)d points",
             points,
-        )
-    detail %= {"names": names, "points": points}
+        ) % {"names": names, "points": points}
     match_title = ""
     if data["over"]:
         champion = by_index[data["winner"]]
         if seat is None:
-            match_title = _("%(names)s win the match") % {"names": _side_label(champion)}
+            if len(champion.seats) == 1:
+                match_title = _("%(name)s wins the match") % {"name": _side_label(champion)}
+            else:
+                match_title = _("%(names)s win the match") % {"names": _side_label(champion)}
         else:
             match_title = _("You win the match!") if champion.yours else _("You lose the match")
     return Banner(

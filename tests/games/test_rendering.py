@@ -272,6 +272,21 @@ def test_hakem_kot_banner_names_it_R5_2(variant):
         assert "took the first 7 tricks: 3 points" in html
 
 
+@pytest.mark.parametrize(("variant", "solo"), [("hokm4", False), ("hokm3", True), ("hokm2", True)])
+def test_a_side_of_one_takes_the_verb_of_one_R5_1(variant, solo):
+    """hokm3 and hokm2 sides are one player each: "Sara takes the hand", "Sara wins the hand";
+    hokm4's two partners "take" and "win" (the spectator's banner has the title too)."""
+    state = _first_hand_ending(variant, lambda h: not h.result.kot)
+    winner = state.hand.result.winner
+    names = [escape(NAMES[i % len(NAMES)]) for i in state.variant.seats_of(winner)]
+    label = " &amp; ".join(names)
+    html = _render(state, None)
+    if solo:
+        assert f"{label} takes the hand:" in html and f"{label} wins the hand" in html
+    else:
+        assert f"{label} take the hand:" in html and f"{label} win the hand" in html
+
+
 def test_plain_hand_end_has_no_kot_banner_R5_1():
     state = _first_hand_ending("hokm4", lambda h: not h.result.kot)
     winner = state.hand.result.winner
@@ -292,7 +307,7 @@ def test_match_end_banner_names_the_winner_R7_1():
     assert "You win the match!" in check_table(state, winner)
     assert "You lose the match" in check_table(state, 1 - winner)
     spectator = check_table(state, None)
-    assert f"{escape(NAMES[winner])} win the match" in spectator
+    assert f"{escape(NAMES[winner])} wins the match" in spectator  # one player: "wins"
     assert "The next hand follows on its own." not in spectator
     # On to the replay and the hand-by-hand summary, for everyone.
     match, _ = _match_row(state)
