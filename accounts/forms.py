@@ -52,7 +52,19 @@ class DisplayNameForm(forms.ModelForm):
         validate_no_invisible_characters(value)
         if value and not self.instance.is_staff:
             validate_no_reserved_word(value)
+        if value and self._taken_by_another(value):
+            # At a table only display names show: zed named "alice" would pass for alice.
+            raise forms.ValidationError(
+                _("Another player goes by that name. Choose another one."), code="taken"
+            )
         return value
+
+    def _taken_by_another(self, value: str) -> bool:
+        others = User.objects.exclude(pk=self.instance.pk)
+        return (
+            others.filter(username__iexact=value).exists()
+            or others.filter(display_name__iexact=value).exists()
+        )
 
 
 class TokenCreateForm(forms.Form):

@@ -154,6 +154,34 @@ def test_settings_refuse_a_staff_display_name() -> None:
     assert roya.display_name == ""
 
 
+@pytest.mark.parametrize("name", ["alice", "ALICE", "Alice Rahimi", "alice rahimi"])
+def test_settings_refuse_a_name_another_player_goes_by(name: str) -> None:
+    """At a table only display names show: zed may not pass for alice, by her username or the
+    name she chose, in any case."""
+    alice = make_player("alice")
+    alice.display_name = "Alice Rahimi"
+    alice.save(update_fields=["display_name"])
+    zed = make_player("zed")
+    client = Client()
+    client.force_login(zed)
+
+    response = client.post(reverse("accounts:settings"), {"display_name": name})
+
+    assert response.status_code == 400
+    assert "Another player goes by that name" in response.content.decode()
+    zed.refresh_from_db()
+    assert zed.display_name == ""
+
+
+def test_a_player_may_take_his_own_username_as_display_name() -> None:
+    roya = make_player("roya")
+    client = Client()
+    client.force_login(roya)
+    assert client.post(reverse("accounts:settings"), {"display_name": "Roya"}).status_code == 302
+    roya.refresh_from_db()
+    assert roya.display_name == "Roya"
+
+
 def test_settings_forms_are_csrf_protected() -> None:
     roya = make_player("roya")
     client = Client(enforce_csrf_checks=True)
