@@ -36,10 +36,83 @@
     }
   }
 
-  /* Hand order: an attribute on <html>, outside the swapped fragment, so it survives updates. */
+  /* Hand order: an attribute on <html>, outside the swapped fragment, so it survives updates.
+     The cards are also put in that order in the page itself, not only on screen (CSS `order`):
+     Tab and screen readers then go through the hand the way it is shown. */
   function applyHandOrder(order) {
     root.dataset.handOrder = order === "dealt" ? "dealt" : "suit";
+    var key = root.dataset.handOrder === "dealt" ? "--dealt" : "--sorted";
+    document.querySelectorAll("#table .hand").forEach(function (hand) {
+      var slots = Array.prototype.filter.call(hand.children, function (child) {
+        return child.classList.contains("hand__slot");
+      });
+      var place = function (slot) {
+        return parseInt(slot.style.getPropertyValue(key), 10) || 0;
+      };
+      slots.sort(function (a, b) {
+        return place(a) - place(b);
+      });
+      slots.forEach(function (slot) {
+        hand.appendChild(slot); // moving keeps the forms' listeners
+      });
+    });
   }
+
+  /* Keyboard play: a new table replaces the card that had the focus. Put it back on the same
+     card if it is still there and can be used, else on the first card that can, so that the
+     next card is a Tab or two away and not behind the whole page. */
+  var focusBefore = null;
+
+  function rememberFocus() {
+    var active = document.activeElement;
+    focusBefore = null;
+    if (active && active.closest && active.closest("#table")) {
+      var card = active.closest("[data-card]");
+      var suit = active.closest("[data-suit]");
+      focusBefore = {
+        card: card ? card.dataset.card : null,
+        suit: suit ? suit.dataset.suit : null,
+        id: active.id || null,
+      };
+    }
+  }
+
+  function restoreFocus() {
+    if (!focusBefore) {
+      return;
+    }
+    var remembered = focusBefore;
+    focusBefore = null;
+    var active = document.activeElement;
+    if (active && active !== document.body && document.contains(active)) {
+      return; // the focus survived, or the player moved it meanwhile
+    }
+    var usable = "#table .hand button[data-card]:not([disabled]), #table .hand .card-check input";
+    var target = null;
+    if (remembered.card) {
+      target = document.querySelector(
+        '#table .hand [data-card="' + remembered.card + '"]:not([disabled])'
+      );
+      if (target && target.tagName === "LABEL") {
+        target = target.querySelector("input");
+      }
+    }
+    if (!target && remembered.suit) {
+      target = document.querySelector('#table [data-suit="' + remembered.suit + '"]');
+    }
+    if (!target && remembered.id) {
+      target = document.getElementById(remembered.id);
+    }
+    target =
+      target ||
+      document.querySelector(usable) ||
+      document.querySelector("#table button:not([disabled])");
+    if (target) {
+      target.focus({ preventScroll: true });
+    }
+  }
+
+  document.addEventListener("htmx:wsBeforeMessage", rememberFocus);
 
   /* client_seq: positive, increasing, never reused for this browser (reloads included). */
   var lastSeq = parseInt(storageGet(SEQ_KEY) || "0", 10) || 0;
@@ -357,6 +430,7 @@
     document.querySelectorAll(".discard-form").forEach(updateDiscard);
     updateChat();
     startClocks();
+    restoreFocus();
   });
 
   applyHandOrder(storageGet(ORDER_KEY));
