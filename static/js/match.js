@@ -151,6 +151,14 @@
     if (status) {
       status.dataset.chosen = String(chosen);
       status.classList.toggle("is-complete", chosen === need);
+      // "2 of 3 chosen" once he has picked some; the prompt as the server wrote it before.
+      if (status._hokmPrompt === undefined) {
+        status._hokmPrompt = status.textContent;
+      }
+      status.textContent =
+        chosen && status.dataset.progress
+          ? status.dataset.progress.replace("{chosen}", String(chosen))
+          : status._hokmPrompt;
     }
   }
 
