@@ -160,6 +160,8 @@ class Banner:
     hakem_kot: bool
     points: int
     tricks: list[int]
+    #: Why a hand went to whom it did when that is not the most tricks (hokm3's tie, R5.3.3).
+    note: str = ""
 
 
 def suit_face(suit: Suit) -> SuitFace:
@@ -549,6 +551,11 @@ def _banner(
                 match_title = _("%(names)s win the match") % {"names": _side_label(champion)}
         else:
             match_title = _("You win the match!") if champion.yours else _("You lose the match")
+    note = ""
+    if len(sides) == 3 and winner.tricks < max(s.tricks for s in sides):
+        # R5.3.3: the two highest tied, so the third took it; with fewer tricks than both, which
+        # players read as a mistake unless it is said.
+        note = _("The two highest counts are tied, so the third player takes the hand.")
     return Banner(
         title=str(title),
         detail=str(detail),
@@ -558,6 +565,7 @@ def _banner(
         hakem_kot=result["hakem_kot"],
         points=points,
         tricks=[s.tricks for s in sides],
+        note=str(note),
     )
 
 

@@ -287,6 +287,21 @@ def test_a_side_of_one_takes_the_verb_of_one_R5_1(variant, solo):
         assert f"{label} take the hand:" in html and f"{label} win the hand" in html
 
 
+def test_a_hokm3_tie_at_the_top_is_explained_R5_3_3():
+    """7-7-3 after 17 tricks: the player with 3 takes the hand, which looks like a mistake
+    unless the banner says why."""
+
+    def tie_at_the_top(hand) -> bool:
+        counts = sorted(hand.result.tricks_won)
+        return counts[1] == counts[2] and hand.result.tricks_won[hand.result.winner] == counts[0]
+
+    state = _first_hand_ending("hokm3", tie_at_the_top)
+    for seat in [0, 1, 2, None]:
+        assert "the third player takes the hand" in check_table(state, seat)
+    ordinary = _first_hand_ending("hokm3", lambda h: not tie_at_the_top(h))
+    assert "the third player takes the hand" not in check_table(ordinary, None)
+
+
 def test_plain_hand_end_has_no_kot_banner_R5_1():
     state = _first_hand_ending("hokm4", lambda h: not h.result.kot)
     winner = state.hand.result.winner
