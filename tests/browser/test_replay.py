@@ -190,6 +190,19 @@ def test_step_buttons_point_back_and_on(open_page, base_url) -> None:
         assert _points(page, go) == "left", go
 
 
+def test_on_a_phone_the_steps_stay_in_view_with_the_trick(open_page) -> None:
+    """The hands' rows push the controls far down a phone's page: they stay at the bottom of
+    the screen, and a tap steps on with the trick still in sight."""
+    match, hands = _finished_match()
+    page = open_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+    _open(page, match, "#h1t1")
+    page.locator("[data-trick]").scroll_into_view_if_needed()
+    expect(page.locator("[data-go='next-card']")).to_be_in_viewport()
+    page.locator("[data-go='next-card']").click()
+    expect(page).to_have_url(re.compile(r"#h1t2c1$"))
+    expect(page.locator("[data-trick]")).to_be_in_viewport()
+
+
 def test_arrows_follow_the_buttons_in_persian(open_page, base_url) -> None:
     """In Persian the page is mirrored, "next" points left, and so does the arrow that steps on."""
     match, hands = _finished_match()
