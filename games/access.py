@@ -44,6 +44,13 @@ def match_viewable_in(request: Any, match: Match) -> bool:
     )
 
 
+def match_existence_secret(match: Match) -> bool:
+    """Whether someone who may not see ``match`` should not learn it exists either (404, not
+    403): its table is private, or it was imported, or its table is gone. Only a public table's
+    match, listed in the lobby, is no secret."""
+    return match.imported or match.table is None or match.table.is_private
+
+
 def match_revealed(match: Match) -> bool:
     """Whether the match's hands may be shown face up: only once it is no longer being played."""
     return match.status != Match.Status.PLAYING

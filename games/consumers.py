@@ -27,7 +27,7 @@ from django.utils import translation
 from accounts.enforcement import blocked_message, user_group_name
 from accounts.sanctions import blocked
 from accounts.socket_sessions import SessionBoundSocket
-from games.access import match_viewable
+from games.access import match_existence_secret, match_viewable
 from games.engine import IllegalActionError, MatchState, match_view
 from games.events import match_group_name
 from games.loads import Loaded, load_for_event, loaded_in_memory, local_matches
@@ -624,7 +624,7 @@ def _access(match_id: int, user: Any, invited_table_ids: list[int]) -> int | Non
             return "login_required"
         # As the page says (games.match_views.match_page): a private or imported match is not
         # found by someone who may not see it, so the socket does not tell him it exists.
-        if match.imported or match.table is None or match.table.is_private:
+        if match_existence_secret(match):
             return "not_found"
         return "forbidden"
     return None

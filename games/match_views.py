@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from games.access import match_viewable_in
+from games.access import match_existence_secret, match_viewable_in
 from games.chat import QUICK_PHRASES, chat_recent, phrase_text
 from games.models import Match, MatchSeat
 from games.presence import presence_of
@@ -38,7 +38,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     if seat is None and not match_viewable_in(request, match):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
-        if match.imported or match.table is None or match.table.is_private:
+        if match_existence_secret(match):
             raise Http404("No such match")
         reason = _("This table does not allow spectators.")
         return render(request, "403.html", {"reason": reason}, status=403)
