@@ -305,6 +305,37 @@ def _form_errors(form) -> str:
     return " ".join(str(e) for errors in form.errors.values() for e in errors)
 
 
+def _sanction_from_post(
+    request: HttpRequest,
+    action: str,
+    *,
+    user: User,
+    report: Report | None = None,
+    match: Match | None = None,
+) -> None:
+    """Apply the sanction ``action`` names (``SANCTION_ACTIONS``) with the reason and minutes
+    of the posted form, and say what was done or why not (a message for the page after it)."""
+    kind, needs_minutes = SANCTION_ACTIONS[action]
+    form = SanctionForm(request.POST, needs_minutes=needs_minutes)
+    if not form.is_valid():
+        messages.error(request, _form_errors(form))
+        return
+    sanction = moderation.sanction_apply(
+        moderator=request.user,
+        user=user,
+        kind=kind,
+        reason=form.cleaned_data["reason"],
+        minutes=form.cleaned_data["minutes"] if needs_minutes else None,
+        report=report,
+        match=match,
+    )
+    messages.success(
+        request,
+        _("Done: %(sanction)s for %(player)s.")
+        % {"sanction": sanction.get_kind_display(), "player": user},
+    )
+
+
 @moderator_required
 @require_POST
 def report_action(request: HttpRequest, report_id: int, action: str) -> HttpResponse:
@@ -335,27 +366,11 @@ def report_action(request: HttpRequest, report_id: int, action: str) -> HttpResp
             )
             messages.success(request, _("Note added."))
         elif action in SANCTION_ACTIONS:
-            kind, needs_minutes = SANCTION_ACTIONS[action]
-            form = SanctionForm(request.POST, needs_minutes=needs_minutes)
-            if not form.is_valid():
-                messages.error(request, _form_errors(form))
-                return back
-            if kind == Sanction.Kind.VOID and report.match is None:
+            if SANCTION_ACTIONS[action][0] == Sanction.Kind.VOID and report.match is None:
                 messages.error(request, _("This report names no match to void."))
                 return back
-            sanction = moderation.sanction_apply(
-                moderator=moderator,
-                user=report.reported,
-                kind=kind,
-                reason=form.cleaned_data["reason"],
-                minutes=form.cleaned_data["minutes"] if needs_minutes else None,
-                report=report,
-                match=report.match,
-            )
-            messages.success(
-                request,
-                _("Done: %(sanction)s for %(player)s.")
-                % {"sanction": sanction.get_kind_display(), "player": report.reported},
+            _sanction_from_post(
+                request, action, user=report.reported, report=report, match=report.match
             )
         else:
             raise Http404
@@ -437,23 +452,7 @@ def player_action(request: HttpRequest, username: str, action: str) -> HttpRespo
         elif action in SANCTION_ACTIONS and action != "void":
             # Straight from the player's page, without a report: what a moderator saw in a
             # match, the chat or the admin. A void needs a match, so it stays on reports.
-            kind, needs_minutes = SANCTION_ACTIONS[action]
-            form = SanctionForm(request.POST, needs_minutes=needs_minutes)
-            if not form.is_valid():
-                messages.error(request, _form_errors(form))
-                return back
-            sanction = moderation.sanction_apply(
-                moderator=request.user,
-                user=player,
-                kind=kind,
-                reason=form.cleaned_data["reason"],
-                minutes=form.cleaned_data["minutes"] if needs_minutes else None,
-            )
-            messages.success(
-                request,
-                _("Done: %(sanction)s for %(player)s.")
-                % {"sanction": sanction.get_kind_display(), "player": player},
-            )
+            _sanction_from_post(request, action, user=player)
         else:
             raise Http404
     except moderation.ModerationError as error:
