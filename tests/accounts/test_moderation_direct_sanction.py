@@ -4,34 +4,14 @@ saw in a match, the chat or the admin is enough. The same rules as from a report
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 
 from accounts.models import ModerationLogEntry, Sanction, User
-from accounts.roles import MODERATORS_GROUP
 from tests.accounts.players import make_player
+from tests.accounts.test_moderation_pages import client_for
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def moderator(db: None) -> User:
-    user = make_player("mina", is_staff=True)
-    group, _ = Group.objects.get_or_create(name=MODERATORS_GROUP)
-    user.groups.add(group)
-    return user
-
-
-@pytest.fixture
-def bahar(db: None) -> User:
-    return make_player("bahar")
-
-
-def client_for(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def act(client: Client, player: User, action: str, **data) -> object:

@@ -5,33 +5,18 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts import moderation
 from accounts.models import Appeal, ModerationLogEntry, ModeratorNote, Report, Sanction, User
-from accounts.roles import MODERATORS_GROUP
 from games.models import Match
 from games.services import SeatSpec
 from tests.accounts.players import make_player
 from tests.games.factories import MatchFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def moderator(db: None) -> User:
-    user = make_player("mina", is_staff=True)
-    group, _ = Group.objects.get_or_create(name=MODERATORS_GROUP)
-    user.groups.add(group)
-    return user
-
-
-@pytest.fixture
-def bahar(db: None) -> User:
-    return make_player("bahar")
 
 
 @pytest.fixture
