@@ -166,3 +166,17 @@ def confirmation_link(email_dir: Path, address: str, timeout: float = 30.0) -> s
                 return found.group(0)
         assert time.monotonic() < deadline, f"no email to {address} in {email_dir}"
         time.sleep(0.1)
+
+
+#: What a player waits for: his turn (a card he may play, his last move answered) or the end of
+#: the hand; for ``page.wait_for_function``.
+TURN_OR_BANNER = """
+  () => {
+    const table = document.querySelector("#table");
+    if (table === null) return false;
+    if (table.querySelector(".banner")) return "banner";
+    if (!table.classList.contains("is-sending")
+        && table.querySelector(".hand button[data-card]:not([disabled])")) return "turn";
+    return false;
+  }
+"""

@@ -9,21 +9,10 @@ from playwright.sync_api import Page, expect
 
 from games.models import MatchSeat
 
-from .helpers import log_in, match_state, verified_user, wait_match_live
+from .helpers import TURN_OR_BANNER, log_in, match_state, verified_user, wait_match_live
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-#: His turn (a card he may play, his last move answered) or the end of the hand.
-_TURN_OR_BANNER = """
-  () => {
-    const table = document.querySelector("#table");
-    if (table === null) return false;
-    if (table.querySelector(".banner")) return "banner";
-    if (!table.classList.contains("is-sending")
-        && table.querySelector(".hand button[data-card]:not([disabled])")) return "turn";
-    return false;
-  }
-"""
 
 _FOCUSED_CARD = """
   () => {
@@ -56,7 +45,7 @@ def test_a_whole_hand_with_the_keyboard(open_page) -> None:
         expect(page.locator("#table .trump__name")).to_have_text("Spades")
 
     moves = 0
-    while page.wait_for_function(_TURN_OR_BANNER, polling="raf").json_value() == "turn":
+    while page.wait_for_function(TURN_OR_BANNER, polling="raf").json_value() == "turn":
         _cards_left_to_right_in_page_order(page)
         if page.evaluate(_FOCUSED_CARD) is None:
             assert moves == 0, "after his last move the focus left the hand"

@@ -12,7 +12,13 @@ from playwright.sync_api import expect
 from games.models import CardPlay, MatchSeat
 from games.rendering import seat_short_name
 
-from .helpers import confirmation_link, match_state, table_version, wait_match_live
+from .helpers import (
+    TURN_OR_BANNER,
+    confirmation_link,
+    match_state,
+    table_version,
+    wait_match_live,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -20,17 +26,6 @@ USERNAME = "dariush"
 ADDRESS = "dariush@example.com"
 PASSWORD = "Kh0sh-Bakht-2026"
 
-#: What the player waits for: his turn (a card he may play) or the end of the hand.
-_TURN_OR_BANNER = """
-  () => {
-    const table = document.querySelector("#table");
-    if (table === null) return false;
-    if (table.querySelector(".banner")) return "banner";
-    if (!table.classList.contains("is-sending")
-        && table.querySelector(".hand button[data-card]:not([disabled])")) return "turn";
-    return false;
-  }
-"""
 
 #: The card has left the player's hand: the server took it and sent the table after it.
 _CARD_TAKEN = """
@@ -111,7 +106,7 @@ def test_signup_play_against_computer_whole_hand(
     # A whole hand: each time it is his turn, click a card he may play.
     played: list[str] = []
     while True:
-        outcome = page.wait_for_function(_TURN_OR_BANNER, polling="raf").json_value()
+        outcome = page.wait_for_function(TURN_OR_BANNER, polling="raf").json_value()
         if outcome == "banner":
             break
         assert table.get_attribute("data-hand") == "1", "the hand ended without a banner"
