@@ -93,6 +93,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="/tmp/table-shots", help="where the PNG files go")
     parser.add_argument("--only", default="", help="photograph only scenes whose name has this")
+    parser.add_argument(
+        "--screen",
+        action="store_true",
+        help="photograph what the screen shows (what sticks to its edges included), not the page",
+    )
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -103,7 +108,7 @@ def main() -> None:
 
     server = _serve()
     try:
-        _photograph(scenes, out)
+        _photograph(scenes, out, full_page=not args.screen)
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -269,7 +274,7 @@ def _serve() -> subprocess.Popen:
     raise RuntimeError("daphne did not start")
 
 
-def _photograph(scenes: list[Scene], out: Path) -> None:
+def _photograph(scenes: list[Scene], out: Path, *, full_page: bool = True) -> None:
     from playwright.sync_api import sync_playwright
 
     # Sessions first: sync Playwright runs an event loop, inside which Django refuses the database.
@@ -303,7 +308,8 @@ def _photograph(scenes: list[Scene], out: Path) -> None:
                         page.wait_for_selector("#table")
                         page.wait_for_timeout(400)  # let the entry animations finish
                         page.screenshot(
-                            path=str(out / f"{scene.slug}-{size}-{language}.png"), full_page=True
+                            path=str(out / f"{scene.slug}-{size}-{language}.png"),
+                            full_page=full_page,
                         )
                         context.close()
         finally:
