@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from games.models import MatchConnection, MatchSeat
@@ -74,9 +75,13 @@ def presence_of(*, match_id: int, now: datetime | None = None) -> Presence:
 
 def humans_connected(*, match_id: int, now: datetime | None = None) -> bool:
     """Whether any player of the match (not a spectator) has a live socket."""
-    return MatchConnection.objects.filter(
-        match_id=match_id, seat__isnull=False, seen_at__gte=_alive_since(now)
-    ).exists()
+    return players_connected(now=now).filter(match_id=match_id).exists()
+
+
+def players_connected(*, now: datetime | None = None) -> QuerySet[MatchConnection]:
+    """The live sockets of players (not spectators), of every match: filter by match, or use as
+    ``Exists(players_connected().filter(match=OuterRef("pk")))``."""
+    return MatchConnection.objects.filter(seat__isnull=False, seen_at__gte=_alive_since(now))
 
 
 def connection_open(*, match_id: int, seat: int | None, user: Any, channel_name: str) -> None:

@@ -22,12 +22,13 @@ from typing import TYPE_CHECKING, Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch
 from django.utils.translation import gettext as _
 
 from accounts.invisible_characters import INVISIBLE_CHARACTERS_MESSAGE, has_invisible_character
 from games.engine import DEFAULT_TARGET, VARIANTS, get_variant
 from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
+from games.presence import players_connected
 from games.services import SeatSpec, match_create
 
 if TYPE_CHECKING:
@@ -509,11 +510,19 @@ def user_matches_in_progress(*, user: User, limit: int = 20) -> list[Match]:
 
 
 def matches_to_watch(*, limit: int = 20) -> list[Match]:
-    """Matches being played at public tables that allow spectators, newest first, with their
-    seats: two queries."""
+    """Matches being played now at public tables that allow spectators, newest first, with
+    their seats: two queries.
+
+    Being played means a player of the match is connected. A match everyone has left stays
+    unfinished, to be resumed (R8.2), but there is nothing to watch: left in this list, such
+    matches would crowd out the live ones within days.
+    """
     return list(
         Match.objects.filter(
-            status=Match.Status.PLAYING, table__is_private=False, table__allow_spectators=True
+            Exists(players_connected().filter(match=OuterRef("pk"))),
+            status=Match.Status.PLAYING,
+            table__is_private=False,
+            table__allow_spectators=True,
         )
         .order_by("-pk")
         .prefetch_related(Prefetch("seats", queryset=MatchSeat.objects.order_by("index")))[:limit]

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
+from games.models import ComputerLevel, Match, MatchConnection, MatchSeat, Seat, Table
+from games.presence import ALIVE_SECONDS, connection_open
 from games.tables import play_against_computer, table_join_seat, table_start
 from tests.games.factories import UserFactory, open_table
 
@@ -112,17 +115,56 @@ def test_the_lobby_takes_a_fixed_number_of_queries(count, django_assert_num_quer
     assert response.content.decode().count('class="lobby-table"') == count
 
 
+def _player_connects(match: Match, *, seen_at: datetime | None = None) -> None:
+    seat = MatchSeat.objects.filter(match=match, user__isnull=False).order_by("index").first()
+    connection_open(
+        match_id=match.pk, seat=seat.index, user=seat.user, channel_name=f"test.{match.pk}"
+    )
+    if seen_at is not None:
+        MatchConnection.objects.filter(match=match).update(seen_at=seen_at)
+
+
+def _started(**table_options: Any) -> Match:
+    table = open_table(fill_with_computer=True, **table_options)
+    table_start(table=table, user=table.created_by)
+    return table.matches.get()
+
+
+def _watch_links(page: str) -> list[str]:
+    return re.findall(r'href="/match/(\d+)/">Watch<', page)
+
+
 def test_the_lobby_shows_public_matches_being_played_to_watch(client):
-    watched = open_table(allow_spectators=True, fill_with_computer=True)
-    table_start(table=watched, user=watched.created_by)
-    closed = open_table(allow_spectators=False, fill_with_computer=True)
-    table_start(table=closed, user=closed.created_by)
-    play_against_computer(user=UserFactory())  # private: never listed
+    watched = _started(allow_spectators=True)
+    _player_connects(watched)
+    closed = _started(allow_spectators=False)
+    _player_connects(closed)
+    private = play_against_computer(user=UserFactory())  # private: never listed
+    _player_connects(private)
     response = logged_in(UserFactory()).get(reverse("games:lobby"))
     page = response.content.decode()
     assert "Matches being played" in page
-    watch_links = re.findall(r'href="/match/(\d+)/">Watch<', page)
-    assert watch_links == [str(watched.matches.get().pk)]
+    assert _watch_links(page) == [str(watched.pk)]
+
+
+def test_the_lobby_lists_only_matches_a_player_is_connected_to_R8_2():
+    # Left by everyone (to be resumed, R8.2), gone a while, or watched only: nothing to watch.
+    live = _started(allow_spectators=True)
+    _player_connects(live)
+    _started(allow_spectators=True)
+    gone = _started(allow_spectators=True)
+    _player_connects(gone, seen_at=timezone.now() - timedelta(seconds=ALIVE_SECONDS + 5))
+    watched_only = _started(allow_spectators=True)
+    connection_open(
+        match_id=watched_only.pk, seat=None, user=UserFactory(), channel_name="test.spectator"
+    )
+    page = logged_in(UserFactory()).get(reverse("games:lobby")).content.decode()
+    assert _watch_links(page) == [str(live.pk)]
+
+    MatchConnection.objects.filter(match=live).delete()  # the last player left too
+    page = logged_in(UserFactory()).get(reverse("games:lobby")).content.decode()
+    assert _watch_links(page) == []
+    assert "Matches being played" not in page
 
 
 # -- creating a table ----------------------------------------------------------------------------
