@@ -48,7 +48,8 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
         return _error(400, "bad_request", "the body must be a JSON object")
     variant = data.get("variant", "hokm4")
     target = data.get("target", DEFAULT_TARGET)
-    if variant not in VARIANTS:
+    # A list or an object cannot be looked up in VARIANTS (unhashable): only a string can name one.
+    if not isinstance(variant, str) or variant not in VARIANTS:
         return _error(400, "bad_variant", f"variant must be one of {', '.join(VARIANTS)}")
     if not isinstance(target, int) or isinstance(target, bool) or not 1 <= target <= MAX_TARGET:
         return _error(400, "bad_target", f"target must be a whole number from 1 to {MAX_TARGET}")

@@ -1,0 +1,39 @@
+"""``POST /api/matches/`` answers every bad request with a JSON error a program can read, never a
+server error or an HTML page (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from accounts.tokens import token_create
+from games.models import Match
+from tests.accounts.players import make_player
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/matches/"
+
+
+@pytest.fixture
+def raw() -> str:
+    return token_create(user=make_player("lale"), name="bot")[1]
+
+
+def post(raw: str, body: bytes, **extra: str) -> tuple[int, dict]:
+    response = Client(raise_request_exception=False).post(
+        URL, data=body, content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {raw}", **extra
+    )
+    assert response["Content-Type"] == "application/json"
+    return response.status_code, response.json()
+
+
+@pytest.mark.parametrize("variant", [["hokm4"], {"hokm4": 1}, 4, True])
+def test_a_variant_that_is_not_a_string_is_refused(raw: str, variant: object) -> None:
+    status, data = post(raw, json.dumps({"variant": variant}).encode())
+    assert status == 400
+    assert data["error"]["code"] == "bad_variant"
+    assert "hokm4, hokm3, hokm2, hokm2-draw" in data["error"]["message"]
+    assert not Match.objects.exists()
