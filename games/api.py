@@ -42,7 +42,8 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
         return _error(413, "too_large", f"the body may hold at most {MAX_BODY_BYTES} bytes")
     try:
         data = json.loads(request.body or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):
+        # RecursionError: arrays nested a thousand deep fit in MAX_BODY_BYTES.
         return _error(400, "bad_json", "the body is not JSON")
     if not isinstance(data, dict):
         return _error(400, "bad_request", "the body must be a JSON object")

@@ -37,3 +37,11 @@ def test_a_variant_that_is_not_a_string_is_refused(raw: str, variant: object) ->
     assert data["error"]["code"] == "bad_variant"
     assert "hokm4, hokm3, hokm2, hokm2-draw" in data["error"]["message"]
     assert not Match.objects.exists()
+
+
+def test_json_nested_too_deep_is_refused(raw: str) -> None:
+    # Under the size limit, yet deep enough that the JSON decoder hits Python's recursion limit.
+    status, data = post(raw, b"[" * 1000)
+    assert status == 400
+    assert data["error"]["code"] == "bad_json"
+    assert not Match.objects.exists()
