@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
@@ -38,10 +39,15 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
     user = user_for_token(raw.strip()) if scheme.lower() == "bearer" and raw.strip() else None
     if user is None:
         return _error(401, "unauthorized", "send a valid API token: Authorization: Bearer ...")
-    if len(request.body) > MAX_BODY_BYTES:
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        # Over DATA_UPLOAD_MAX_MEMORY_SIZE: Django would answer with its HTML 400 page.
+        body = None
+    if body is None or len(body) > MAX_BODY_BYTES:
         return _error(413, "too_large", f"the body may hold at most {MAX_BODY_BYTES} bytes")
     try:
-        data = json.loads(request.body or b"{}")
+        data = json.loads(body or b"{}")
     except (ValueError, RecursionError):
         # RecursionError: arrays nested a thousand deep fit in MAX_BODY_BYTES.
         return _error(400, "bad_json", "the body is not JSON")

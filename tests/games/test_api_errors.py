@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 
 from accounts.tokens import token_create
+from games.api import MAX_BODY_BYTES
 from games.models import Match
 from tests.accounts.players import make_player
 
@@ -44,4 +45,14 @@ def test_json_nested_too_deep_is_refused(raw: str) -> None:
     status, data = post(raw, b"[" * 1000)
     assert status == 400
     assert data["error"]["code"] == "bad_json"
+    assert not Match.objects.exists()
+
+
+@pytest.mark.parametrize("size", [MAX_BODY_BYTES + 1, 5000])
+def test_a_body_too_large_answers_413_in_json(raw: str, settings, size: int) -> None:
+    # Past DATA_UPLOAD_MAX_MEMORY_SIZE Django refuses to read the body at all (RequestDataTooBig).
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 4096
+    status, data = post(raw, b" " * size)
+    assert status == 413
+    assert data["error"]["code"] == "too_large"
     assert not Match.objects.exists()
