@@ -56,3 +56,13 @@ def test_a_body_too_large_answers_413_in_json(raw: str, settings, size: int) -> 
     assert status == 413
     assert data["error"]["code"] == "too_large"
     assert not Match.objects.exists()
+
+
+@pytest.mark.parametrize("method", ["get", "put", "patch", "delete", "options"])
+def test_another_method_answers_405_in_json(raw: str, method: str) -> None:
+    response = getattr(Client(), method)(URL, HTTP_AUTHORIZATION=f"Bearer {raw}")
+    assert response.status_code == 405
+    assert response["Allow"] == "POST"
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["error"]["code"] == "method_not_allowed"
+    assert not Match.objects.exists()
