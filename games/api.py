@@ -41,7 +41,10 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
     scheme, _, raw = header.partition(" ")
     user = user_for_token(raw.strip()) if scheme.lower() == "bearer" and raw.strip() else None
     if user is None:
-        return _error(401, "unauthorized", "send a valid API token: Authorization: Bearer ...")
+        response = _error(401, "unauthorized", "send a valid API token: Authorization: Bearer ...")
+        # A 401 names the scheme to authenticate with (RFC 9110, 11.6.1).
+        response["WWW-Authenticate"] = "Bearer"
+        return response
     try:
         body = request.body
     except RequestDataTooBig:

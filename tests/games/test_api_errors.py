@@ -66,3 +66,16 @@ def test_another_method_answers_405_in_json(raw: str, method: str) -> None:
     assert response["Content-Type"] == "application/json"
     assert response.json()["error"]["code"] == "method_not_allowed"
     assert not Match.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "header", [None, "", "Bearer", "Bearer hokm_not-a-token", "Basic bGFsZTpwdw==", "hokm_x"]
+)
+def test_without_a_valid_token_the_answer_is_401_with_a_bearer_challenge(header) -> None:
+    extra = {} if header is None else {"HTTP_AUTHORIZATION": header}
+    response = Client().post(URL, data=b"{}", content_type="application/json", **extra)
+    assert response.status_code == 401
+    # RFC 9110, 11.6.1: a 401 carries the challenge saying how to authenticate.
+    assert response["WWW-Authenticate"] == "Bearer"
+    assert response.json()["error"]["code"] == "unauthorized"
+    assert not Match.objects.exists()
