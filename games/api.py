@@ -2,6 +2,7 @@
 
 A token arrives in ``Authorization: Bearer ...``; no cookie is involved, so there is no CSRF to
 guard against here and the views are exempt from it. Playing itself happens over the WebSocket.
+Each error's ``code`` is fixed; its ``message`` is in the request's language (``Accept-Language``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.enforcement import play_banned_message
@@ -34,14 +36,16 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
     user at seat 0."""
     if request.method != "POST":
         # Not require_POST: its 405 has an empty HTML body, and programs read JSON errors.
-        response = _error(405, "method_not_allowed", "use POST")
+        response = _error(405, "method_not_allowed", _("use POST"))
         response["Allow"] = "POST"
         return response
     header = request.headers.get("Authorization", "")
-    scheme, _, raw = header.partition(" ")
+    scheme, _space, raw = header.partition(" ")
     user = user_for_token(raw.strip()) if scheme.lower() == "bearer" and raw.strip() else None
     if user is None:
-        response = _error(401, "unauthorized", "send a valid API token: Authorization: Bearer ...")
+        response = _error(
+            401, "unauthorized", _("send a valid API token: Authorization: Bearer ...")
+        )
         # A 401 names the scheme to authenticate with (RFC 9110, 11.6.1).
         response["WWW-Authenticate"] = "Bearer"
         return response
@@ -51,25 +55,37 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
         # Over DATA_UPLOAD_MAX_MEMORY_SIZE: Django would answer with its HTML 400 page.
         body = None
     if body is None or len(body) > MAX_BODY_BYTES:
-        return _error(413, "too_large", f"the body may hold at most {MAX_BODY_BYTES} bytes")
+        return _error(
+            413,
+            "too_large",
+            _("the body may hold at most %(max)s bytes") % {"max": MAX_BODY_BYTES},
+        )
     try:
         data = json.loads(body or b"{}")
     except (ValueError, RecursionError):
         # RecursionError: arrays nested a thousand deep fit in MAX_BODY_BYTES.
-        return _error(400, "bad_json", "the body is not JSON")
+        return _error(400, "bad_json", _("the body is not JSON"))
     if not isinstance(data, dict):
-        return _error(400, "bad_request", "the body must be a JSON object")
+        return _error(400, "bad_request", _("the body must be a JSON object"))
     variant = data.get("variant", "hokm4")
     target = data.get("target", DEFAULT_TARGET)
     # A list or an object cannot be looked up in VARIANTS (unhashable): only a string can name one.
     if not isinstance(variant, str) or variant not in VARIANTS:
-        return _error(400, "bad_variant", f"variant must be one of {', '.join(VARIANTS)}")
+        return _error(
+            400,
+            "bad_variant",
+            _("variant must be one of %(variants)s") % {"variants": ", ".join(VARIANTS)},
+        )
     if not isinstance(target, int) or isinstance(target, bool) or not 1 <= target <= MAX_TARGET:
-        return _error(400, "bad_target", f"target must be a whole number from 1 to {MAX_TARGET}")
+        return _error(
+            400,
+            "bad_target",
+            _("target must be a whole number from 1 to %(max)s") % {"max": MAX_TARGET},
+        )
     level = data.get("level", ComputerLevel.MEDIUM)
     if level not in ComputerLevel.values:
         levels = ", ".join(ComputerLevel.values)
-        return _error(400, "bad_level", f"level must be one of {levels}")
+        return _error(400, "bad_level", _("level must be one of %(levels)s") % {"levels": levels})
     sanction = play_banned(user=user)
     if sanction is not None:
         return _error(403, "play_banned", play_banned_message(sanction))

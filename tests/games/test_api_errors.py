@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.test import Client
+from django.utils.translation import trans_real
 
 from accounts.tokens import token_create
 from games.api import MAX_BODY_BYTES
@@ -79,3 +80,32 @@ def test_without_a_valid_token_the_answer_is_401_with_a_bearer_challenge(header)
     assert response["WWW-Authenticate"] == "Bearer"
     assert response.json()["error"]["code"] == "unauthorized"
     assert not Match.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("method", "body", "authorized", "code"),
+    [
+        ("get", b"", True, "method_not_allowed"),
+        ("post", b"{}", False, "unauthorized"),
+        ("post", b" " * 2000, True, "too_large"),
+        ("post", b"{", True, "bad_json"),
+        ("post", b"[]", True, "bad_request"),
+        ("post", b'{"variant": "hokm5"}', True, "bad_variant"),
+        ("post", b'{"target": 0}', True, "bad_target"),
+        ("post", b'{"level": "godlike"}', True, "bad_level"),
+    ],
+)
+def test_every_error_message_is_in_the_language_asked_for(
+    raw: str, monkeypatch, method: str, body: bytes, authorized: bool, code: str
+) -> None:
+    # A stand-in Persian catalogue that knows every message, whatever locale/fa holds today.
+    persian = trans_real.translation("fa")
+    english = persian.gettext
+    monkeypatch.setattr(persian, "gettext", lambda message: f"«{english(message)}»")
+    extra = {"HTTP_AUTHORIZATION": f"Bearer {raw}"} if authorized else {}
+    response = getattr(Client(), method)(
+        URL, data=body, content_type="application/json", HTTP_ACCEPT_LANGUAGE="fa", **extra
+    )
+    error = response.json()["error"]
+    assert error["code"] == code
+    assert error["message"].startswith("«") and error["message"].endswith("»")
