@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -65,9 +66,15 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 
 @never_cache
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def token_create_view(request: HttpRequest) -> HttpResponse:
-    """Make a token and show its secret on this one response; it is not stored anywhere."""
+    """Make a token and show its secret on this one response; it is not stored anywhere.
+
+    A GET goes to the tokens on the settings page: the answer to the POST leaves this URL in the
+    address bar, and opening it again should not end on an empty 405 page.
+    """
+    if request.method != "POST":
+        return redirect(reverse("accounts:settings") + "#tokens")
     form = TokenCreateForm(request.POST)
     if not form.is_valid():
         return _render_settings(request, status=400, token_form=form)

@@ -203,3 +203,18 @@ def test_token_forms_need_post_login_and_csrf() -> None:
     assert client.post(reverse("accounts:token_create"), {"name": "x"}).status_code == 403
     assert client.post(revoke_url).status_code == 403
     assert ApiToken.objects.get().revoked_at is None
+
+
+def test_opening_the_token_address_shows_the_settings_page() -> None:
+    # After a token is made the address bar shows the form's URL (the page is rendered, not
+    # redirected): opening it again, from history or a new tab, leads to the tokens, not to an
+    # empty 405 page.
+    roya = make_player("roya")
+    client = Client()
+    client.force_login(roya)
+
+    response = client.get(reverse("accounts:token_create"))
+
+    assert response.status_code == 302
+    assert response["Location"] == reverse("accounts:settings") + "#tokens"
+    assert not ApiToken.objects.exists()
