@@ -28,8 +28,21 @@ PASSWORD_TOO_SHORT = ngettext_lazy(
 )
 
 
+#: At a table only display names show (a username where there is none), so no two players may
+#: go by the same name in any letter case.
+NAME_TAKEN_MESSAGE = _("Another player goes by that name. Choose another one.")
+
+
 class SignupForm(AllauthSignupForm):
     """allauth's sign-up form (``ACCOUNT_FORMS``) telling the browser the username rules too."""
+
+    def clean_username(self) -> str:
+        value = super().clean_username()
+        # allauth refuses a username taken; a newcomer "mina" would pass for the player who chose
+        # the display name "Mina" just as well.
+        if value and User.objects.filter(display_name__iexact=value).exists():
+            raise forms.ValidationError(NAME_TAKEN_MESSAGE, code="taken")
+        return value
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -64,9 +77,7 @@ class DisplayNameForm(forms.ModelForm):
             validate_no_reserved_word(value)
         if value and self._taken_by_another(value):
             # At a table only display names show: zed named "alice" would pass for alice.
-            raise forms.ValidationError(
-                _("Another player goes by that name. Choose another one."), code="taken"
-            )
+            raise forms.ValidationError(NAME_TAKEN_MESSAGE, code="taken")
         return value
 
     def _taken_by_another(self, value: str) -> bool:

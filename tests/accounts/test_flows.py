@@ -110,6 +110,21 @@ def test_a_username_is_taken_in_any_letter_case() -> None:
     assert "username" in response.context["form"].errors
 
 
+@pytest.mark.parametrize("username", ["Sara_K", "sara_k", "SARA_K"])
+def test_a_username_another_player_goes_by_as_display_name_is_refused(username: str) -> None:
+    """At a table only display names show: a newcomer named "sara_k" would pass for the player
+    who chose the display name "Sara_K"."""
+    make_player("roya", display_name="Sara_K")
+
+    response = sign_up(Client(), username=username)
+
+    assert response.status_code == 200
+    assert response.context["form"].errors["username"] == [
+        "Another player goes by that name. Choose another one."
+    ]
+    assert not User.objects.filter(username__iexact="sara_k").exists()
+
+
 def test_login_by_username_goes_to_the_lobby(player: User) -> None:
     client = Client()
     response = log_in(client, "roya")
