@@ -11,7 +11,11 @@ other reserved words are refused in any letter case, spelled with digits for let
 parts of too many ordinary words ("model", "bottle", "carrot") to be refused everywhere; they are
 refused as a whole part of a name, between separators, capitals or digits (``the_mod``, ``TheMod``,
 ``r00t``, ``bot7``), and "bot" also at the end of a part (``chatbot``), since players must be able
-to tell people from the computer players.
+to tell people from the computer players. Display names may use any script, so before the check
+a name is folded (:func:`_folded`): compatibility forms become plain letters (fullwidth,
+mathematical bold, ligatures), Cyrillic, Greek and small-capital letters that look like Latin ones
+are read as those, and the Arabic yeh and kaf that Arabic keyboard layouts type are read as the
+Persian letters they look like.
 
 allauth runs :data:`USERNAME_VALIDATORS` at sign-up (``ACCOUNT_USERNAME_VALIDATORS``); the model
 field keeps Django's own validator, so accounts that staff create in the admin are not held to
@@ -21,6 +25,7 @@ these rules.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 
 from django.core.exceptions import ValidationError
@@ -66,6 +71,20 @@ _LOOKALIKES = str.maketrans(
     | {"@": "a", "$": "s", "!": "i", "|": "l", "+": "t"}
 )
 _L_AS_I = str.maketrans({"1": "i", "l": "i"})
+# Letters that look like Latin (or Persian) ones, upper case to upper case: "Аdmin" with a Cyrillic
+# "А" reads as "Admin". Compatibility forms (fullwidth, mathematical) are left to NFKC.
+_CONFUSABLES = str.maketrans(
+    # Cyrillic
+    dict(zip("АВЕКМНОРСТУХЅІЈҺӀԚԜ", "ABEKMHOPCTYXSIJHIQW", strict=True))
+    | dict(zip("авекмнорстухѕіїјԁһӏԛԝ", "abekmhopctyxsiijdhlqw", strict=True))
+    # Greek
+    | dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX", strict=True))
+    | dict(zip("αεηικνορτυχω", "aenikvoptuxw", strict=True))
+    # Latin small capitals and the dotless i
+    | dict(zip("ᴀʙᴄᴅᴇɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢı", "abcdeghijklmnoprstuvwyzi", strict=True))
+    # Arabic yeh, alef maksura and kaf for Persian yeh and keheh
+    | {"\u064a": "\u06cc", "\u0649": "\u06cc", "\u0643": "\u06a9"}
+)
 _NOT_LETTER = re.compile(r"[^a-z]+")
 # Persian text: drop the zero-width non-joiner, tatweel and spaces people slip between letters.
 _PERSIAN_FILLER = re.compile(r"[\s\u200c\u200d\u0640]+")
@@ -94,6 +113,12 @@ _RESERVED_WHOLE_PART = re.compile(
     )
 )
 _ORDINARY = re.compile("|".join(ORDINARY_WORDS))
+
+
+def _folded(text: str) -> str:
+    """``text`` with look-alike letters of other scripts and styles read as the letters they look
+    like (see the module docstring); ASCII text is unchanged."""
+    return unicodedata.normalize("NFKC", text).translate(_CONFUSABLES)
 
 
 def _readings(text: str) -> list[str]:
@@ -134,6 +159,7 @@ def reserved_word_in(name: str) -> bool:
     >>> reserved_word_in("the_adm1n"), reserved_word_in("TheMod"), reserved_word_in("modest")
     (True, True, False)
     """
+    name = _folded(name)
     if any(_RESERVED_ANYWHERE.search(squeezed) for squeezed in _squeezed(name)):
         return True
     for part in _parts(name):

@@ -151,7 +151,27 @@ def test_staff_created_in_the_admin_keep_their_names() -> None:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("name", ["Site Admin", "m o d e r a t o r", "مدیر سایت", "ادمین"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Site Admin",
+        "m o d e r a t o r",
+        "مدیر سایت",
+        "ادمین",
+        # Letters of other scripts and styles that look like the Latin ones.
+        "\u0410dmin",  # Cyrillic capital A
+        "\u0405upport",  # Cyrillic capital DZE, an S
+        "Adm\u0456n",  # Cyrillic small Byelorussian-Ukrainian I
+        "M\u03bfderat\u03bfr",  # Greek small omicron
+        "\uff53\uff54\uff41\uff46\uff46",  # fullwidth "staff"
+        "\U0001d41a\U0001d41d\U0001d426\U0001d422\U0001d427",  # mathematical bold "admin"
+        "\u1d00\u1d05\u1d0d\u026a\u0274",  # small capitals "admin"
+        # Arabic yeh and kaf, as an Arabic keyboard layout types them, for the Persian letters.
+        "\u0627\u062f\u0645\u064a\u0646",  # ادمين
+        "\u0645\u062f\u064a\u0631",  # مدير
+        "\u067e\u0634\u062a\u064a\u0628\u0627\u0646",  # پشتيبان
+    ],
+)
 def test_display_names_may_not_pass_for_staff(name: str) -> None:
     form = DisplayNameForm({"display_name": name}, instance=make_player())
 
@@ -160,7 +180,9 @@ def test_display_names_may_not_pass_for_staff(name: str) -> None:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("name", ["Roya Karimi", "رویا کریمی", "Mostafa"])
+@pytest.mark.parametrize(
+    "name", ["Roya Karimi", "رویا کریمی", "Mostafa", "Сергей Иванов", "Κώστας", "علي"]
+)
 def test_display_names_in_any_script(name: str) -> None:
     form = DisplayNameForm({"display_name": name}, instance=make_player())
 
