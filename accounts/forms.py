@@ -15,6 +15,7 @@ from accounts.usernames import (
     USERNAME_MAX_LENGTH,
     USERNAME_MIN_LENGTH,
     USERNAME_PATTERN,
+    lookalike_regex,
     validate_no_reserved_word,
 )
 
@@ -40,7 +41,7 @@ class SignupForm(AllauthSignupForm):
         value = super().clean_username()
         # allauth refuses a username taken; a newcomer "mina" would pass for the player who chose
         # the display name "Mina" just as well.
-        if value and User.objects.filter(display_name__iexact=value).exists():
+        if value and User.objects.filter(display_name__regex=lookalike_regex(value)).exists():
             raise forms.ValidationError(NAME_TAKEN_MESSAGE, code="taken")
         return value
 
@@ -81,10 +82,13 @@ class DisplayNameForm(forms.ModelForm):
         return value
 
     def _taken_by_another(self, value: str) -> bool:
+        # In any letter case, and with look-alike letters of other scripts ("Аlice" with a
+        # Cyrillic "А" passes for "Alice").
+        pattern = lookalike_regex(value)
         others = User.objects.exclude(pk=self.instance.pk)
         return (
-            others.filter(username__iexact=value).exists()
-            or others.filter(display_name__iexact=value).exists()
+            others.filter(username__regex=pattern).exists()
+            or others.filter(display_name__regex=pattern).exists()
         )
 
 

@@ -24,8 +24,10 @@ these rules.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+from collections import defaultdict
 from collections.abc import Iterable
 
 from django.core.exceptions import ValidationError
@@ -119,6 +121,46 @@ def _folded(text: str) -> str:
     """``text`` with look-alike letters of other scripts and styles read as the letters they look
     like (see the module docstring); ASCII text is unchanged."""
     return unicodedata.normalize("NFKC", text).translate(_CONFUSABLES)
+
+
+#: Where the compatibility forms of letters are: fullwidth forms, circled letters, mathematical
+#: letters and digits, Arabic presentation forms. NFKC reads each as a plain letter.
+_COMPATIBILITY_RANGES = ((0xFF01, 0xFF5F), (0x24B6, 0x24EA), (0x1D400, 0x1D800), (0xFB50, 0xFF00))
+
+
+@functools.cache
+def _lookalikes() -> dict[str, frozenset[str]]:
+    """Each letter as :func:`_folded` and ``casefold`` leave it, with every character read as it."""
+    sources = {chr(code) for code in _CONFUSABLES}
+    sources |= {chr(code) for start, end in _COMPATIBILITY_RANGES for code in range(start, end)}
+    table: dict[str, set[str]] = defaultdict(set)
+    for char in sources:
+        key = _folded(char).casefold()
+        if len(key) == 1:
+            table[key].add(char)
+    return {key: frozenset(chars) for key, chars in table.items()}
+
+
+def lookalike_regex(name: str) -> str:
+    """A regular expression (for a ``__regex`` lookup) that matches every name reading as ``name``:
+    the same letters in any letter case, or letters that look like them (:func:`_folded`).
+
+    >>> import re; bool(re.fullmatch(lookalike_regex("Alice"), "\u0430LICE"))
+    True
+    """
+    table = _lookalikes()
+    pattern = []
+    for char in _folded(name):
+        key = char.casefold()
+        chars = {char, char.lower(), char.upper(), key, key.upper()} | table.get(key, set())
+        chars = {c for c in chars if len(c) == 1}
+        if len(chars) == 1:
+            pattern.append(re.escape(char))
+        else:
+            # Letters only: nothing in the class needs escaping but these.
+            members = "".join(sorted(chars))
+            pattern.append("[" + re.sub(r"([\\\]\[^-])", r"\\\1", members) + "]")
+    return "^" + "".join(pattern) + "$"
 
 
 def _readings(text: str) -> list[str]:

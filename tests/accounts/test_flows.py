@@ -125,6 +125,15 @@ def test_a_username_another_player_goes_by_as_display_name_is_refused(username: 
     assert not User.objects.filter(username__iexact="sara_k").exists()
 
 
+def test_a_username_a_display_name_looks_like_is_refused() -> None:
+    make_player("roya", display_name="\u0405ara_K")  # a Cyrillic DZE for the "S"
+
+    response = sign_up(Client(), username="sara_k")
+
+    assert "username" in response.context["form"].errors
+    assert not User.objects.filter(username__iexact="sara_k").exists()
+
+
 def test_login_by_username_goes_to_the_lobby(player: User) -> None:
     client = Client()
     response = log_in(client, "roya")

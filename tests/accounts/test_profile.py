@@ -173,6 +173,64 @@ def test_settings_refuse_a_name_another_player_goes_by(name: str) -> None:
     assert zed.display_name == ""
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u0410lice",  # Cyrillic capital A
+        "\u0430lice",  # Cyrillic small a
+        "\uff21\uff2c\uff29\uff23\uff25",  # fullwidth ALICE
+        "Alice Rahim\u0456",  # Cyrillic small Byelorussian-Ukrainian I
+        "\u0391lice Rahimi",  # Greek capital alpha
+    ],
+)
+def test_settings_refuse_a_look_alike_of_a_name_another_player_goes_by(name: str) -> None:
+    """Letters of another script that look the same pass for alice as well as her own do."""
+    alice = make_player("alice")
+    alice.display_name = "Alice Rahimi"
+    alice.save(update_fields=["display_name"])
+    zed = make_player("zed")
+    client = Client()
+    client.force_login(zed)
+
+    response = client.post(reverse("accounts:settings"), {"display_name": name})
+
+    assert response.status_code == 400
+    assert "Another player goes by that name" in response.content.decode()
+    zed.refresh_from_db()
+    assert zed.display_name == ""
+
+
+def test_settings_refuse_a_persian_name_typed_with_arabic_letters() -> None:
+    """An Arabic keyboard layout types yeh and kaf that look like the Persian ones."""
+    kamran = make_player("kamran")
+    kamran.display_name = "\u06a9\u0627\u0645\u06cc\u0627\u0631"  # کامیار
+    kamran.save(update_fields=["display_name"])
+    zed = make_player("zed")
+    client = Client()
+    client.force_login(zed)
+
+    look_alike = "\u0643\u0627\u0645\u064a\u0627\u0631"  # كاميار
+    response = client.post(reverse("accounts:settings"), {"display_name": look_alike})
+
+    assert response.status_code == 400
+    zed.refresh_from_db()
+    assert zed.display_name == ""
+
+
+@pytest.mark.parametrize("name", ["Alicia", "Alice Rahim", "Alice Rahimi 2", "Малика"])
+def test_settings_accept_a_name_that_only_resembles_another(name: str) -> None:
+    alice = make_player("alice")
+    alice.display_name = "Alice Rahimi"
+    alice.save(update_fields=["display_name"])
+    zed = make_player("zed")
+    client = Client()
+    client.force_login(zed)
+
+    assert client.post(reverse("accounts:settings"), {"display_name": name}).status_code == 302
+    zed.refresh_from_db()
+    assert zed.display_name == name
+
+
 def test_a_player_may_take_his_own_username_as_display_name() -> None:
     roya = make_player("roya")
     client = Client()
