@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -31,7 +31,13 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
 
     Five queries whatever the number of matches: the player, then ``player_stats``.
     """
-    player = get_object_or_404(User, username=username, is_active=True)
+    player = User.objects.filter(username=username, is_active=True).first()
+    if player is None:
+        # Usernames are unique in any letter case (allauth), so "/players/sara_k/" is Sara_K's.
+        others = list(User.objects.filter(username__iexact=username, is_active=True)[:2])
+        if len(others) != 1:
+            raise Http404
+        return redirect("accounts:profile", username=others[0].username, permanent=True)
     stats = player_stats(user=player)
     return render(
         request,

@@ -109,6 +109,18 @@ def test_profile_of_unknown_or_inactive_player_is_404() -> None:
     assert Client().get(reverse("accounts:profile", args=["gone"])).status_code == 404
 
 
+def test_profile_address_in_another_letter_case_leads_to_the_profile() -> None:
+    """Usernames are unique in any letter case, so "/players/sara_k/" can only mean Sara_K."""
+    make_player("Sara_K")
+    make_player("gone", is_active=False)
+
+    response = Client().get("/players/sara_k/")
+
+    assert response.status_code == 301
+    assert response["Location"] == reverse("accounts:profile", args=["Sara_K"])
+    assert Client().get("/players/GONE/").status_code == 404
+
+
 def test_profile_in_persian_is_right_to_left() -> None:
     make_player("roya")
 
