@@ -61,8 +61,9 @@ RESERVED_PARTS = ("mod", "bot", "root")
 #: Refused also at the end of a part of a name.
 RESERVED_SUFFIXES = ("bot",)
 #: Display names may be in Persian: the same words in Persian script ("admin", "manager",
-#: "support").
-RESERVED_PERSIAN_WORDS = ("ادمین", "مدیر", "پشتیبان")
+#: "support"), and what the Persian pages call the computer players ("computer", in two words,
+#: and "robot"), as the English list has "computer" and "robot".
+RESERVED_PERSIAN_WORDS = ("ادمین", "مدیر", "پشتیبان", "رایانه", "کامپیوتر", "ربات")
 #: Ordinary words that contain a reserved one; they are taken out before the check.
 ORDINARY_WORDS = ("badminton", "ecosystem")
 
