@@ -61,6 +61,11 @@ def play_banned_message(sanction: Sanction) -> str:
     """Why a player may not start or join a match, and until when."""
     if sanction.kind in (Sanction.Kind.SUSPEND, Sanction.Kind.BAN):
         return blocked_message(sanction)
+    if sanction.kind == Sanction.Kind.RENAME:
+        return _(
+            "A moderator asked you to change your username (%(reason)s). You can play again "
+            "once you have chosen a new one."
+        ) % {"reason": sanction.reason}
     return _("You may not play until %(until)s: %(reason)s") % {
         "until": sanction_until(sanction),
         "reason": sanction.reason,

@@ -52,9 +52,17 @@ def muted(*, user: User | int, now: datetime | None = None) -> Sanction | None:
     return sanction_in_force(user=user, kinds=[Sanction.Kind.MUTE], now=now)
 
 
+#: Kinds that keep a player from starting or joining a match. A forced rename is among them:
+#: the name a moderator found offensive would show at every new table, and the rename page
+#: promises that he can play again once he has chosen a new one (he reaches no page but that
+#: one; programs reach the API and tables too).
+PLAY_STOPPING = (*BLOCKING, Sanction.Kind.PLAY_BAN, Sanction.Kind.RENAME)
+
+
 def play_banned(*, user: User | int, now: datetime | None = None) -> Sanction | None:
-    """What keeps the player from playing now: a suspension, a ban or a play ban for quitting."""
-    return sanction_in_force(user=user, kinds=[*BLOCKING, Sanction.Kind.PLAY_BAN], now=now)
+    """What keeps the player from playing now: a suspension, a ban, a play ban for quitting, or
+    a forced rename not done yet."""
+    return sanction_in_force(user=user, kinds=PLAY_STOPPING, now=now)
 
 
 def sanctions_for_request(*, user: User | int, now: datetime | None = None) -> list[Sanction]:

@@ -3,14 +3,20 @@ page; the new name follows the sign-up rules; the rename ends the sanction and i
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.auth.models import Group
+from django.test import Client
 from django.urls import reverse
 
 from accounts.models import ModerationLogEntry, Sanction, User
 from accounts.moderation import sanction_apply
 from accounts.roles import MODERATORS_GROUP
-from tests.games.factories import UserFactory
+from accounts.tokens import token_create
+from games.models import Match
+from games.tables import TableError, play_against_computer, table_join_seat
+from tests.games.factories import UserFactory, open_table
 
 pytestmark = pytest.mark.django_db
 
@@ -78,3 +84,29 @@ def test_without_a_rename_the_page_is_not_in_the_way(client):
     client.force_login(UserFactory())
     assert client.get(reverse("games:lobby")).status_code == 200
     assert client.get(RENAME_URL)["Location"] == reverse("accounts:settings")
+
+
+def test_until_he_renames_he_starts_no_match_through_the_api_or_a_table(client, renamed):
+    # Programs reach neither the rename page nor its redirects: the services refuse him.
+    _, raw = token_create(user=renamed, name="bot")
+    response = Client().post(
+        "/api/matches/",
+        data=json.dumps({"variant": "hokm4"}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {raw}",
+    )
+    assert response.status_code == 403
+    error = response.json()["error"]
+    assert error["code"] == "play_banned"
+    assert "change your username (offensive name)" in error["message"]
+    with pytest.raises(TableError, match="change your username"):
+        play_against_computer(user=renamed)
+    table = open_table()
+    with pytest.raises(TableError, match="change your username"):
+        table_join_seat(table=table, user=renamed, seat_index=1)
+    assert not Match.objects.filter(seats__user=renamed).exists()
+
+    client.force_login(renamed)
+    assert client.post(RENAME_URL, {"username": "kind_name"}).status_code == 302
+    renamed.refresh_from_db()
+    assert play_against_computer(user=renamed).seats.filter(user=renamed).exists()
