@@ -19,10 +19,9 @@ from accounts.sanctions import play_banned
 from accounts.tokens import user_for_token
 from games.engine import DEFAULT_TARGET, VARIANTS
 from games.models import ComputerLevel
-from games.tables import TableError, play_against_computer
+from games.tables import TARGET_MAX, TARGET_MIN, TableError, play_against_computer
 
 MAX_BODY_BYTES = 1024
-MAX_TARGET = 21
 
 
 def _error(status: int, code: str, message: str) -> JsonResponse:
@@ -76,11 +75,13 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
             "bad_variant",
             _("variant must be one of %(variants)s") % {"variants": ", ".join(VARIANTS)},
         )
-    if not isinstance(target, int) or isinstance(target, bool) or not 1 <= target <= MAX_TARGET:
+    whole = isinstance(target, int) and not isinstance(target, bool)
+    if not whole or not TARGET_MIN <= target <= TARGET_MAX:
         return _error(
             400,
             "bad_target",
-            _("target must be a whole number from 1 to %(max)s") % {"max": MAX_TARGET},
+            _("target must be a whole number from %(min)s to %(max)s")
+            % {"min": TARGET_MIN, "max": TARGET_MAX},
         )
     level = data.get("level", ComputerLevel.MEDIUM)
     if level not in ComputerLevel.values:

@@ -109,3 +109,17 @@ def test_every_error_message_is_in_the_language_asked_for(
     error = response.json()["error"]
     assert error["code"] == code
     assert error["message"].startswith("«") and error["message"].endswith("»")
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_the_address_without_its_slash_starts_a_match_too(raw: str, settings, debug) -> None:
+    # APPEND_SLASH would redirect a POST without its body (and raise under DEBUG).
+    settings.DEBUG = debug
+    response = Client(raise_request_exception=False).post(
+        URL.rstrip("/"),
+        data=json.dumps({"variant": "hokm4"}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {raw}",
+    )
+    assert response.status_code == 201
+    assert Match.objects.filter(pk=response.json()["match"]).exists()
