@@ -13,6 +13,8 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -101,5 +103,8 @@ def token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
         token = token_revoke(token_id=token_id, user=request.user)
     except ApiToken.DoesNotExist:
         raise Http404 from None
-    messages.success(request, _("The token “%(name)s” is revoked.") % {"name": token.name})
+    # The name in its own <bdi> (escaped by format_html): a name in the other direction than the
+    # page's would otherwise take the quotes and the full stop around it with it.
+    name = format_html("<bdi>{}</bdi>", token.name)
+    messages.success(request, mark_safe(_("The token “%(name)s” is revoked.") % {"name": name}))
     return redirect("accounts:settings")

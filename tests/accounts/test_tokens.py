@@ -8,6 +8,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
@@ -174,8 +175,20 @@ def test_settings_page_revokes_a_token() -> None:
     assert response.status_code == 302
     assert user_for_token(raw) is None
     page = client.get(reverse("accounts:settings"))
-    assert "The token “laptop bot” is revoked." in page.content.decode()
+    assert "The token “<bdi>laptop bot</bdi>” is revoked." in page.content.decode()
     assert list(page.context["tokens"]) == []
+
+
+def test_the_revoked_tokens_name_is_isolated_and_escaped() -> None:
+    roya = make_player("roya")
+    token, _ = token_create(user=roya, name="ربات <b>شب</b>")
+    client = Client()
+    client.force_login(roya)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fa"
+    client.post(reverse("accounts:token_revoke", args=[token.pk]))
+    page = client.get(reverse("accounts:settings")).content.decode()
+    assert "<bdi>ربات &lt;b&gt;شب&lt;/b&gt;</bdi>" in page
+    assert "<b>شب" not in page
 
 
 def test_settings_page_does_not_revoke_another_players_token() -> None:
