@@ -19,7 +19,13 @@ from accounts.sanctions import play_banned
 from accounts.tokens import user_for_token
 from games.engine import DEFAULT_TARGET, VARIANTS
 from games.models import ComputerLevel
-from games.tables import TARGET_MAX, TARGET_MIN, TableError, play_against_computer
+from games.tables import (
+    TARGET_MAX,
+    TARGET_MIN,
+    TableError,
+    TooManyTablesError,
+    play_against_computer,
+)
 
 MAX_BODY_BYTES = 1024
 
@@ -94,6 +100,10 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
         match = play_against_computer(
             user=user, variant=variant, target=target, computer_level=level
         )
+    except TooManyTablesError as error:
+        response = _error(429, "rate_limited", str(error))
+        response["Retry-After"] = str(error.retry_after)
+        return response
     except TableError as error:
         return _error(400, "refused", str(error))
     return JsonResponse(

@@ -17,12 +17,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Prefetch
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.invisible_characters import INVISIBLE_CHARACTERS_MESSAGE, has_invisible_character
@@ -51,12 +53,55 @@ NAME_MAX_LENGTH = Table._meta.get_field("name").max_length
 INVITED_SESSION_KEY = "games_invited_tables"
 
 
+#: How many tables one player may open within ``TABLES_WINDOW``. Every table against the
+#: computer sets computer players thinking on the server's cores (docs/bots.md); a program opening
+#: tables in a loop would hold up everyone's computer players. An evening of play opens a few.
+TABLES_PER_WINDOW = 20
+TABLES_WINDOW = timedelta(minutes=10)
+
+
 class TableError(Exception):
     """A table rule refused the request; ``message`` says why, in words a player reads."""
 
     def __init__(self, message: str) -> None:
         self.message = message
         super().__init__(message)
+
+
+class TooManyTablesError(TableError):
+    """The player opened ``TABLES_PER_WINDOW`` tables within ``TABLES_WINDOW``; he may open the
+    next one in ``retry_after`` seconds."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+def _require_table_allowance(user: User) -> None:
+    """Refuse a player who opened ``TABLES_PER_WINDOW`` tables in the last ``TABLES_WINDOW``."""
+    now = timezone.now()
+    recent = list(
+        Table.objects.filter(created_by=user, created_at__gt=now - TABLES_WINDOW)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)[:TABLES_PER_WINDOW]
+    )
+    if len(recent) < TABLES_PER_WINDOW:
+        return
+    # The oldest of those leaves the window first, and with it a place for a new table.
+    wait = recent[-1] + TABLES_WINDOW - now
+    minutes = max(1, -(-int(wait.total_seconds()) // 60))
+    raise TooManyTablesError(
+        _(
+            "You have opened %(count)s tables in the last %(window)s minutes. "
+            "You can open another in %(minutes)s minutes."
+        )
+        % {
+            "count": TABLES_PER_WINDOW,
+            "window": int(TABLES_WINDOW.total_seconds() // 60),
+            "minutes": minutes,
+        },
+        retry_after=max(1, int(wait.total_seconds()) + 1),
+    )
 
 
 def _require_may_play(user: User) -> None:
@@ -138,6 +183,7 @@ def table_create(
         raise TableError(
             _("A table's name has at most %(count)s characters.") % {"count": NAME_MAX_LENGTH}
         )
+    _require_table_allowance(user)
     with transaction.atomic():
         table = Table.objects.create(
             name=name,

@@ -1,0 +1,88 @@
+"""A player opens at most ``TABLES_PER_WINDOW`` tables within ``TABLES_WINDOW``: each table
+against the computer sets computer players thinking on the server, and a program opening tables
+in a loop would hold up everyone's (issue 7's worker pool, issue 8's bad input)."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from accounts.tokens import token_create
+from games.models import Match, Table
+from games.tables import (
+    TABLES_PER_WINDOW,
+    TABLES_WINDOW,
+    TooManyTablesError,
+    play_against_computer,
+    table_create,
+)
+from tests.accounts.players import make_player
+
+pytestmark = pytest.mark.django_db
+
+
+def open_private(user) -> Table:
+    return table_create(
+        user=user,
+        name="",
+        variant="hokm4",
+        target=7,
+        turn_clock_seconds=None,
+        is_private=True,
+        allow_spectators=False,
+        fill_with_computer=False,
+        computer_level="medium",
+        partner_draw=False,
+    )
+
+
+def test_past_the_allowance_no_table_is_opened_and_the_player_is_told_when():
+    lale = make_player("lale")
+    for _ in range(TABLES_PER_WINDOW):
+        open_private(lale)
+    with pytest.raises(TooManyTablesError) as refused:
+        open_private(lale)
+    assert "You have opened 20 tables in the last 10 minutes" in refused.value.message
+    assert "You can open another in 10 minutes." in refused.value.message
+    assert 0 < refused.value.retry_after <= TABLES_WINDOW.total_seconds() + 1
+    with pytest.raises(TooManyTablesError):
+        play_against_computer(user=lale)
+    assert Table.objects.filter(created_by=lale).count() == TABLES_PER_WINDOW
+    assert not Match.objects.exists()
+    # Another player is not held back by lale's tables.
+    assert play_against_computer(user=make_player("roya")).pk
+
+
+def test_tables_opened_before_the_window_do_not_count():
+    lale = make_player("lale")
+    for _ in range(TABLES_PER_WINDOW):
+        open_private(lale)
+    # The oldest leaves the window: one place is free again, and only one.
+    oldest = Table.objects.filter(created_by=lale).order_by("created_at").first()
+    Table.objects.filter(pk=oldest.pk).update(
+        created_at=timezone.now() - TABLES_WINDOW - timedelta(seconds=1)
+    )
+    assert open_private(lale).pk
+    with pytest.raises(TooManyTablesError):
+        open_private(lale)
+
+
+def test_the_api_answers_429_with_retry_after():
+    lale = make_player("lale")
+    _, raw = token_create(user=lale, name="bot")
+    for _ in range(TABLES_PER_WINDOW):
+        open_private(lale)
+    response = Client().post(
+        "/api/matches/",
+        data=json.dumps({"variant": "hokm4"}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {raw}",
+    )
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == "rate_limited"
+    assert 0 < int(response["Retry-After"]) <= TABLES_WINDOW.total_seconds() + 1
+    assert not Match.objects.exists()
