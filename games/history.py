@@ -179,7 +179,8 @@ def history_seats(*, user: Any, filters: HistoryFilters) -> QuerySet[MatchSeat]:
         seats = seats.filter(computer if filters.computers == "with" else ~computer)
     if filters.date_from is not None:
         seats = seats.filter(match__created_at__gte=_day_start(filters.date_from))
-    if filters.date_to is not None:
+    # The last day a date can be (9999-12-31) has no next day: it leaves the end open.
+    if filters.date_to is not None and filters.date_to < datetime.date.max:
         next_day = filters.date_to + datetime.timedelta(days=1)
         seats = seats.filter(match__created_at__lt=_day_start(next_day))
     return seats

@@ -242,6 +242,21 @@ def test_filter_by_date_range_includes_both_days(signed_in, me, friend, rival):
     assert listed(signed_in.get(URL, {"date_from": "2025-03-02", "date_to": "2025-03-02"})) == [b]
 
 
+def test_the_first_and_last_days_a_date_can_be_are_filters_like_any_other(
+    signed_in, me, friend, rival
+):
+    match = seated_match(me, friend, rival, COMPUTER, play=False)
+    created_on(match, datetime.date(2025, 3, 1))
+    for query in (
+        {"date_to": "9999-12-31"},
+        {"date_from": "0001-01-01", "date_to": "9999-12-31"},
+    ):
+        assert listed(signed_in.get(URL, query)) == [match.pk]
+        response = signed_in.get(URL, query, HTTP_HX_REQUEST="true")
+        assert response.status_code == 200
+    assert listed(signed_in.get(URL, {"date_from": "9999-12-31"})) == []
+
+
 # Filters combined.
 
 
