@@ -314,9 +314,18 @@ def _enforce(sanction: Sanction) -> None:
 
 
 def sanction_lift(*, moderator: User, sanction: Sanction, reason: str) -> Sanction:
-    """End ``sanction`` now; lifting a void counts the match again."""
+    """End ``sanction`` now; lifting a void counts the match again.
+
+    The rules of :func:`sanction_apply` hold: nobody lifts his own sanction, and only a superuser
+    lifts one of a member of staff.
+    """
     _require_moderator(moderator)
     reason = _required_text(reason, _("Write the reason."))
+    user = sanction.user
+    if user.pk == moderator.pk:
+        raise ModerationError("self", _("You cannot lift your own sanction."))
+    if (user.is_staff or user.is_superuser) and not moderator.is_superuser:
+        raise ModerationError("staff", _("Only a superuser can decide for a member of staff."))
     with transaction.atomic():
         locked = _lift(sanction=sanction)
         _log(

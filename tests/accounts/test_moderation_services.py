@@ -382,6 +382,22 @@ def test_lift_ends_a_sanction_once(mina: User, dariush: User) -> None:
     assert again.value.code == "lifted"
 
 
+def test_nobody_lifts_his_own_sanction_and_only_a_superuser_lifts_one_of_staff(
+    mina: User,
+) -> None:
+    boss = make_player("boss", is_staff=True, is_superuser=True)
+    mute = sanction_apply(moderator=boss, user=mina, kind="mute", reason="r", minutes=60)
+
+    for moderator, code in ((mina, "self"), (make_moderator("kaveh"), "staff")):
+        with pytest.raises(ModerationError) as refused:
+            sanction_lift(moderator=moderator, sanction=mute, reason="not me")
+        assert refused.value.code == code
+    assert muted(user=mina) is not None
+    assert not ModerationLogEntry.objects.filter(action="lift").exists()
+
+    assert sanction_lift(moderator=boss, sanction=mute, reason="r").lifted_at is not None
+
+
 # -- notes and appeals ----------------------------------------------------------------------------
 
 
