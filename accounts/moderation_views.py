@@ -440,7 +440,10 @@ def player_action(request: HttpRequest, username: str, action: str) -> HttpRespo
             moderation.note_add(moderator=request.user, user=player, text=form.cleaned_data["text"])
             messages.success(request, _("Note added."))
         elif action == "lift":
-            sanction = get_object_or_404(Sanction, pk=request.POST.get("sanction"), user=player)
+            sanction_id = request.POST.get("sanction", "")
+            if not sanction_id.isdigit():
+                raise Http404
+            sanction = get_object_or_404(Sanction, pk=int(sanction_id), user=player)
             form = LiftForm(request.POST)
             if not form.is_valid():
                 messages.error(request, _form_errors(form))

@@ -355,3 +355,12 @@ def test_a_moderator_lifts_a_sanction_from_the_player_page(moderator, bahar, rep
     assert sanction.lifted_at is not None
     report_page = client.get(reverse("accounts:moderation_report", args=[report.pk]))
     assert "Insults" in report_page.content.decode()
+
+
+@pytest.mark.parametrize("sanction", ["abc", "", "1.5", "-1"])
+def test_a_lift_naming_no_sanction_is_404_not_500(moderator, bahar, sanction):
+    response = client_for(moderator).post(
+        reverse("accounts:moderation_player_action", args=[bahar.username, "lift"]),
+        {"sanction": sanction, "reason": "Mistake"},
+    )
+    assert response.status_code == 404
