@@ -214,7 +214,13 @@ def report_close(*, report: Report, moderator: User, decision: str) -> Report:
 
 
 def _require_open(report: Report, moderator: User) -> None:
-    """Refuse a closed report, or one another moderator has taken."""
+    """Refuse a closed report, one another moderator has taken, or one about the moderator
+    himself or (to a moderator who is not a superuser) about a member of staff."""
+    reported = report.reported
+    if reported.pk == moderator.pk:
+        raise ModerationError("self", _("Another moderator must handle a report about you."))
+    if (reported.is_staff or reported.is_superuser) and not moderator.is_superuser:
+        raise ModerationError("staff", _("Only a superuser can decide for a member of staff."))
     if report.status == Report.Status.CLOSED:
         raise ModerationError("closed", _("This report is closed."))
     if report.taken_by_id is not None and report.taken_by_id != moderator.pk:

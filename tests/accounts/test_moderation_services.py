@@ -234,6 +234,24 @@ def test_closing_a_report_records_the_decision(mina: User, roya: User, dariush: 
         report_close(report=report, moderator=mina, decision="again")
 
 
+def test_a_report_about_a_moderator_is_not_his_to_take_or_close(mina: User, roya: User) -> None:
+    about_mina = report_create(reporter=roya, reported=mina, reason=Report.Reason.CHAT_ABUSE)
+    kaveh = make_moderator("kaveh")
+    boss = make_player("boss", is_staff=True, is_superuser=True)
+
+    for moderator, code in ((mina, "self"), (kaveh, "staff")):
+        with pytest.raises(ModerationError) as refused:
+            report_take(report=about_mina, moderator=moderator)
+        assert refused.value.code == code
+        with pytest.raises(ModerationError) as refused:
+            report_close(report=about_mina, moderator=moderator, decision="nothing")
+        assert refused.value.code == code
+    about_mina.refresh_from_db()
+    assert (about_mina.status, about_mina.taken_by) == ("open", None)
+
+    assert report_close(report=about_mina, moderator=boss, decision="ok").status == "closed"
+
+
 def test_closing_needs_a_decision(mina: User, roya: User, dariush: User) -> None:
     report = report_create(reporter=roya, reported=dariush, reason=Report.Reason.OTHER)
 
