@@ -419,7 +419,9 @@ def player_page(request: HttpRequest, username: str) -> HttpResponse:
             ),
             "notes": player.moderator_notes.select_related("author"),
             "reports": player.reports.select_related("reporter").order_by("-created_at")[:50],
-            "log": _labelled(ModerationLogEntry.objects.filter(target=player)[:50]),
+            "log": _labelled(
+                ModerationLogEntry.objects.filter(target=player).select_related("target")[:50]
+            ),
             "note_form": NoteForm(),
             "lift_form": LiftForm(),
         },
@@ -467,7 +469,7 @@ def player_action(request: HttpRequest, username: str, action: str) -> HttpRespo
 def log(request: HttpRequest) -> HttpResponse:
     """The moderation log, newest first; ``?player=`` keeps the entries about one player."""
     player = request.GET.get("player", "").strip()
-    entries = ModerationLogEntry.objects.select_related("report")
+    entries = ModerationLogEntry.objects.select_related("report", "target")
     if player:
         entries = entries.filter(Q(target_name__iexact=player) | Q(target__username__iexact=player))
     page = Paginator(entries.order_by("-created_at", "-pk"), LOG_PAGE_SIZE).get_page(

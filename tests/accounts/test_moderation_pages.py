@@ -214,6 +214,28 @@ def test_the_log_is_searched_by_player(moderator, player, bahar):
     assert "about bahar" in html and "about roya" not in html
 
 
+def test_the_log_links_a_renamed_player_under_his_new_name(moderator, bahar):
+    moderation.sanction_apply(moderator=moderator, user=bahar, kind="rename", reason="rude name")
+    moderation.rename_done(user=bahar, new_username="bahar2")
+    client = client_for(moderator)
+    for url in (
+        reverse("accounts:moderation_log"),
+        reverse("accounts:moderation_player", args=["bahar2"]),
+    ):
+        html = client.get(url).content.decode()
+        assert reverse("accounts:moderation_player", args=["bahar2"]) in html
+        assert reverse("accounts:moderation_player", args=["bahar"]) + '"' not in html
+        assert "<bdi>bahar</bdi>" in html  # the name the entry was written under
+
+
+def test_the_log_names_a_deleted_player_without_a_link(moderator, bahar):
+    moderation.sanction_apply(moderator=moderator, user=bahar, kind="warn", reason="once")
+    bahar.delete()
+    html = client_for(moderator).get(reverse("accounts:moderation_log")).content.decode()
+    assert "<bdi>bahar</bdi>" in html
+    assert reverse("accounts:moderation_player", args=["bahar"]) not in html
+
+
 def test_the_log_is_paginated(moderator, bahar):
     for n in range(60):
         moderation.note_add(moderator=moderator, user=bahar, text=f"note {n}")
