@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.db.models import QuerySet
+from django.db.models.constants import LOOKUP_SEP
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
@@ -34,6 +35,31 @@ class ReadOnlyMixin:
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+
+class SecretFieldsMixin:
+    """Fields that hold hidden cards (R8.3), or what deals them: hidden on the change page while
+    the match is being played (a moderator may also be a player, and nobody needs the deal of a
+    hand in play), and never a filter of the list page. A filter in the address, such as
+    ``?deck__startswith=9C`` or ``?seed__gte=...``, answers yes or no through the count of rows
+    and would give the deal away card by card even with the field hidden: Django allows filters
+    on a model's own fields whatever ``list_filter`` says."""
+
+    SECRET_FIELDS: tuple[str, ...] = ()
+
+    def _playing(self, obj: object) -> bool:
+        raise NotImplementedError
+
+    def get_exclude(self, request: HttpRequest, obj: object = None) -> list[str]:
+        excluded = list(super().get_exclude(request, obj) or [])  # type: ignore[misc]
+        if obj is not None and self._playing(obj):
+            excluded += self.SECRET_FIELDS
+        return excluded
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        if lookup.split(LOOKUP_SEP)[0] in self.SECRET_FIELDS:
+            return False
+        return super().lookup_allowed(lookup, value, request)  # type: ignore[misc]
 
 
 class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
@@ -103,7 +129,7 @@ class HandInline(ReadOnlyInline):
 
 
 @admin.register(Match)
-class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class MatchAdmin(SecretFieldsMixin, ReadOnlyMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "variant",
@@ -119,6 +145,12 @@ class MatchAdmin(ReadOnlyMixin, admin.ModelAdmin):
     search_fields = ["=id", "seats__name", "seats__user__username", "table__name"]
     date_hierarchy = "created_at"
     inlines = [MatchSeatInline, HandInline]
+
+    #: The seed gives the deck of every hand, this one's and the next ones' (R6.4).
+    SECRET_FIELDS = ("seed",)
+
+    def _playing(self, obj: Match) -> bool:
+        return obj.status == Match.Status.PLAYING
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Match]:
         return super().get_queryset(request).prefetch_related("seats")
@@ -152,7 +184,7 @@ class CardPlayInline(ReadOnlyInline):
 
 
 @admin.register(Hand)
-class HandAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class HandAdmin(SecretFieldsMixin, ReadOnlyMixin, admin.ModelAdmin):
     list_display = [
         "match",
         "number",
@@ -173,13 +205,8 @@ class HandAdmin(ReadOnlyMixin, admin.ModelAdmin):
     #: The deal and the hidden choices: every holding and the stock (R8.3).
     SECRET_FIELDS = ("deck", "discards", "keep_first", "seed")
 
-    def get_exclude(self, request: HttpRequest, obj: Hand | None = None) -> list[str]:
-        """While its match is being played a hand's cards are hidden from staff too: a moderator
-        may also be a player, and nobody needs the deal of a hand in play."""
-        excluded = list(super().get_exclude(request, obj) or [])
-        if obj is not None and obj.match.status == Match.Status.PLAYING:
-            excluded += self.SECRET_FIELDS
-        return excluded
+    def _playing(self, obj: Hand) -> bool:
+        return obj.match.status == Match.Status.PLAYING
 
 
 @admin.register(Trick)
