@@ -178,6 +178,17 @@ def test_filter_by_result_counts_only_finished_matches(signed_in, me, friend, ri
     assert everything == won | lost | {playing.pk, abandoned.pk}
 
 
+def test_a_voided_match_is_listed_as_void_not_abandoned(signed_in, me, friend, rival):
+    match = seated_match(me, friend, rival, COMPUTER, rng_seed=1)
+    assert match.status == Match.Status.FINISHED
+    Match.objects.filter(pk=match.pk).update(voided=True)
+    html = signed_in.get(URL).content.decode()
+    assert listed(signed_in.get(URL)) == [match.pk]
+    assert "result-badge--void" in html and "Void" in html
+    assert "Abandoned" not in html and "result-badge--won" not in html
+    assert "result-badge--lost" not in html
+
+
 def _finished_mix(me, friend, rival) -> list[Match]:
     """Finished matches of every kind of side: a team of two, one seat of three, one of two."""
     return [

@@ -249,3 +249,14 @@ def test_query_count_does_not_grow_with_hands(
     with django_assert_num_queries(7):
         response = client.get(url(long_match))
     assert len(hand_rows(response.content.decode())) == long_match.hands.count()
+
+
+def test_a_voided_match_has_no_winner_and_says_why(client, people):
+    match = seated_match(*people, rng_seed=1)
+    assert match.status == Match.Status.FINISHED and match.winner_side is not None
+    Match.objects.filter(pk=match.pk).update(voided=True)
+    client.force_login(people[0])
+    html = client.get(url(match)).content.decode()
+    assert "A moderator voided this match" in html
+    assert "won the match." not in html
+    assert "score-side--winner" not in html and "Winner" not in html
