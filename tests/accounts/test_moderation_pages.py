@@ -386,3 +386,14 @@ def test_a_lift_naming_no_sanction_is_404_not_500(moderator, bahar, sanction):
         {"sanction": sanction, "reason": "Mistake"},
     )
     assert response.status_code == 404
+
+
+def test_a_sanction_s_span_reads_the_same_way_right_to_left(moderator, bahar):
+    moderation.sanction_apply(moderator=moderator, user=bahar, kind="mute", reason="r", minutes=30)
+    client = client_for(moderator)
+    html = client.get(
+        reverse("accounts:moderation_player", args=[bahar.username]), HTTP_ACCEPT_LANGUAGE="fa"
+    ).content.decode()
+    assert 'dir="rtl"' in html
+    # An arrow does not turn with the text: in Persian it would point from the end to the start.
+    assert "→" not in html and "←" not in html
