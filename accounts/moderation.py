@@ -34,6 +34,7 @@ from accounts.models import (
 from accounts.roles import is_moderator
 from accounts.sanctions import blocked, sanction_in_force
 from accounts.usernames import USERNAME_VALIDATORS
+from games.engine import get_variant
 from games.models import ChatMessage, Match, MatchSeat
 
 #: A quitter's first play ban, in minutes; each earlier quit in the window multiplies it.
@@ -48,6 +49,8 @@ REPORT_RATE_LIMIT = 10
 REPORT_RATE_WINDOW = timedelta(hours=1)
 #: How many chat lines before the report a report keeps.
 REPORT_CHAT_LINES = 10
+#: The largest hand number a report stores (``Report.hand`` is a positive small integer).
+MOMENT_MAX = 32767
 
 #: The longest timed sanction a moderator may give: longer is a ban.
 SANCTION_MAX_MINUTES = 366 * 24 * 60
@@ -117,6 +120,13 @@ def report_create(
         seated = MatchSeat.objects.filter(match=match, user=reported).exists()
         if not seated:
             raise ModerationError("not_in_match", _("That player did not play in this match."))
+        # A trick past a hand's last is no moment of play, and a hand past the column's range
+        # (a small integer) could not be stored at all: the database would refuse it.
+        too_late = (hand is not None and hand > MOMENT_MAX) or (
+            trick is not None and trick >= get_variant(match.variant).tricks_per_hand
+        )
+        if too_late:
+            raise ModerationError("bad_moment", _("There is no such moment in the match."))
     with transaction.atomic():
         # The reporter's row, locked: two reports sent at once are counted one after the other.
         User.objects.select_for_update().filter(pk=reporter.pk).first()

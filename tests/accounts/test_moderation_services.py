@@ -146,6 +146,27 @@ def test_report_keeps_the_moment_and_the_chat_before_it(roya: User, dariush: Use
     assert entry.details["reporter"] == "roya"
 
 
+def test_a_report_names_a_moment_a_match_can_have(roya: User, dariush: User) -> None:
+    match = new_match(roya, dariush)
+    for hand, trick in ((0, 13), (32768, None), (40000, 0)):
+        with pytest.raises(ModerationError) as refused:
+            report_create(
+                reporter=roya,
+                reported=dariush,
+                reason=Report.Reason.CHEATING,
+                match=match,
+                hand=hand,
+                trick=trick,
+            )
+        assert refused.value.code == "bad_moment"
+    assert not Report.objects.exists()
+
+    last = report_create(
+        reporter=roya, reported=dariush, reason="cheating", match=match, hand=32767, trick=12
+    )
+    assert (last.hand, last.trick) == (32767, 12)
+
+
 def test_report_from_a_profile_has_no_match(roya: User, dariush: User) -> None:
     report = report_create(reporter=roya, reported=dariush, reason=Report.Reason.OFFENSIVE_NAME)
 
