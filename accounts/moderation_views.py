@@ -98,7 +98,7 @@ def _report_page(request: HttpRequest, *, reported: User | None) -> HttpResponse
     source = request.POST if request.method == "POST" else request.GET
     match = None
     match_id = source.get("match", "")
-    if match_id.isdigit():
+    if match_id.isdecimal():
         match = Match.objects.filter(pk=int(match_id)).first()
     players = None
     if reported is None:
@@ -111,8 +111,8 @@ def _report_page(request: HttpRequest, *, reported: User | None) -> HttpResponse
     initial = {"match": match.pk if match else None}
     if match is not None:
         hand, trick = source.get("hand", ""), source.get("trick", "")
-        if hand.isdigit():
-            initial.update(hand=int(hand), trick=int(trick) if trick.isdigit() else None)
+        if hand.isdecimal():
+            initial.update(hand=int(hand), trick=int(trick) if trick.isdecimal() else None)
         else:
             initial["hand"], initial["trick"] = _current_moment(match)
     if request.method == "POST":
@@ -443,7 +443,7 @@ def player_action(request: HttpRequest, username: str, action: str) -> HttpRespo
             messages.success(request, _("Note added."))
         elif action == "lift":
             sanction_id = request.POST.get("sanction", "")
-            if not sanction_id.isdigit():
+            if not sanction_id.isdecimal():
                 raise Http404
             sanction = get_object_or_404(Sanction, pk=int(sanction_id), user=player)
             form = LiftForm(request.POST)

@@ -379,7 +379,7 @@ def test_a_moderator_lifts_a_sanction_from_the_player_page(moderator, bahar, rep
     assert "Insults" in report_page.content.decode()
 
 
-@pytest.mark.parametrize("sanction", ["abc", "", "1.5", "-1"])
+@pytest.mark.parametrize("sanction", ["abc", "", "1.5", "-1", "\u00b2"])
 def test_a_lift_naming_no_sanction_is_404_not_500(moderator, bahar, sanction):
     response = client_for(moderator).post(
         reverse("accounts:moderation_player_action", args=[bahar.username, "lift"]),
@@ -397,3 +397,19 @@ def test_a_sanction_s_span_reads_the_same_way_right_to_left(moderator, bahar):
     assert 'dir="rtl"' in html
     # An arrow does not turn with the text: in Persian it would point from the end to the start.
     assert "→" not in html and "←" not in html
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{"match": "\u00b2"}, {"hand": "\u00b2"}, {"hand": "1", "trick": "\u00b2"}],
+)
+def test_a_report_page_with_a_superscript_digit_is_not_a_500(player, bahar, match, query):
+    # "²" is a digit to str.isdigit() but no number to int().
+    query = {"match": match.pk, **query}
+    client = client_for(player)
+    for url in (
+        reverse("accounts:report", args=[bahar.username]),
+        reverse("accounts:report_in_match"),
+    ):
+        response = client.get(url, query)
+        assert response.status_code in (200, 404)
