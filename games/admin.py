@@ -46,13 +46,13 @@ class SecretFieldsMixin:
     on a model's own fields whatever ``list_filter`` says."""
 
     SECRET_FIELDS: tuple[str, ...] = ()
-
-    def _playing(self, obj: object) -> bool:
-        raise NotImplementedError
+    #: The row's match: the row itself (empty), or the name of its match field.
+    MATCH_FIELD = ""
 
     def get_exclude(self, request: HttpRequest, obj: object = None) -> list[str]:
         excluded = list(super().get_exclude(request, obj) or [])  # type: ignore[misc]
-        if obj is not None and self._playing(obj):
+        match = getattr(obj, self.MATCH_FIELD) if self.MATCH_FIELD else obj
+        if match is not None and match.status == Match.Status.PLAYING:
             excluded += self.SECRET_FIELDS
         return excluded
 
@@ -149,9 +149,6 @@ class MatchAdmin(SecretFieldsMixin, ReadOnlyMixin, admin.ModelAdmin):
     #: The seed gives the deck of every hand, this one's and the next ones' (R6.4).
     SECRET_FIELDS = ("seed",)
 
-    def _playing(self, obj: Match) -> bool:
-        return obj.status == Match.Status.PLAYING
-
     def get_queryset(self, request: HttpRequest) -> QuerySet[Match]:
         return super().get_queryset(request).prefetch_related("seats")
 
@@ -204,9 +201,7 @@ class HandAdmin(SecretFieldsMixin, ReadOnlyMixin, admin.ModelAdmin):
 
     #: The deal and the hidden choices: every holding and the stock (R8.3).
     SECRET_FIELDS = ("deck", "discards", "keep_first", "seed")
-
-    def _playing(self, obj: Hand) -> bool:
-        return obj.match.status == Match.Status.PLAYING
+    MATCH_FIELD = "match"
 
 
 @admin.register(Trick)
