@@ -120,7 +120,9 @@ def process_gone(pid: int) -> bool:
     stat = Path(f"/proc/{pid}/stat")
     try:
         return stat.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except (FileNotFoundError, IndexError):
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        # Reaped between the two looks: reading /proc/<pid>/stat of a process that has just
+        # gone raises ESRCH (ProcessLookupError), not only ENOENT.
         return True
 
 
