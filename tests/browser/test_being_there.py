@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from django.db import connections, transaction
 from django.utils import translation
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from games.engine import get_variant, new_match
 from games.models import (
@@ -601,8 +601,7 @@ def test_clock_runs_out_computer_plays_and_he_takes_his_seat_back_R8_1(people, s
             assert waited < 2, (play.card, waited, _story(match.pk))
 
     # "I'm back": the panel goes, she sees him connected, and he plays his next card himself.
-    back.click()
-    expect(stand_in).to_have_count(0)
+    _click_until_gone(back, stand_in)
     expect(his_seat).to_have_attribute("data-presence", "connected")
     expect(his_seat.locator(".seat-badge--away")).to_have_count(0)
     assert seat_row(0).status == MatchSeat.Status.PLAYING
@@ -620,13 +619,30 @@ def test_clock_runs_out_computer_plays_and_he_takes_his_seat_back_R8_1(people, s
     count = len(_plays_of(match.pk, 0))
     _wait(arash.page, lambda: len(_plays_of(match.pk, 0)) > count, "the computer playing for him")
     shot(arash.page, "left-take-back-phone-fa")
-    take_back.click()
-    expect(stand_in).to_have_count(0)
+    _click_until_gone(take_back, stand_in)
     expect(his_seat).to_have_attribute("data-presence", "connected")
     assert seat_row(0).status == MatchSeat.Status.PLAYING
     _assert_played_himself(arash, match.pk)
     # Only his one timeout; Bahar, always quick, never ran out of time.
     assert (seat_row(0).timeouts, seat_row(1).timeouts) == (1, 0), _story(match.pk)
+
+
+def _click_until_gone(button: Locator, panel: Locator) -> None:
+    """Click ``button`` until ``panel`` goes, three times at most. The whole table is rendered
+    anew at every move, and with the computer playing his turns at once and Bahar hers, a click
+    can land on a button the next move has just replaced: it is lost, as a person's would be,
+    and he clicks again (a CI run on a loaded machine saw it once)."""
+    for _ in range(2):
+        button.click()
+        try:
+            expect(panel).to_have_count(0, timeout=5_000)
+            return
+        except AssertionError:
+            if not button.is_visible():  # on its way out after all
+                break
+    else:
+        button.click()
+    expect(panel).to_have_count(0)
 
 
 # -- 3. Spectator --------------------------------------------------------------------------------

@@ -98,28 +98,47 @@ class SeatLog:
 
 
 class Gate:
-    """Holds clients back at their turn while ``held``; a test waits for enough of them."""
+    """Holds clients back at their turn while ``held`` (or, after :meth:`hold_from`, those that
+    have seen a given version); a test waits for enough of them."""
 
     def __init__(self) -> None:
         self.open = asyncio.Event()
         self.open.set()
         self.waiting = 0
         self._changed = asyncio.Condition()
+        self._from: int | None = None
+        self._released = asyncio.Event()
 
     def hold(self) -> None:
         self.open.clear()
 
+    def hold_from(self, version: int) -> None:
+        """Hold each client at its turn once it has seen ``version``, the others not yet: a
+        match that got there first waits for the slower ones instead of playing on to its end."""
+        self._from = version
+        self._released.clear()
+
     def release(self) -> None:
+        self._from = None
+        self._released.set()
         self.open.set()
 
-    async def wait_here(self) -> None:
-        if self.open.is_set():
+    def _held(self, version: int | None) -> bool:
+        past = self._from is not None and version is not None and version >= self._from
+        return not self.open.is_set() or past
+
+    async def wait_here(self, version: int | None = None) -> None:
+        if not self._held(version):
             return
         async with self._changed:
             self.waiting += 1
             self._changed.notify_all()
         try:
-            await self.open.wait()
+            while self._held(version):
+                if not self.open.is_set():
+                    await self.open.wait()
+                else:
+                    await self._released.wait()
         finally:
             async with self._changed:
                 self.waiting -= 1
@@ -331,7 +350,7 @@ class SeatClient:
         self.log.sent[sent.client_seq] = sent
         self.pending = sent
         if self.gate is not None:
-            await self.gate.wait_here()
+            await self.gate.wait_here(self.version)
             sent.first_sent_at = time.monotonic()
         if self.duplicates is None:
             await self._send_copies([socket], sent)

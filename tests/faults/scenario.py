@@ -47,7 +47,12 @@ def clients_across(servers: list[str], gate: Gate) -> tuple[list[SeatClient], li
 
 async def hold_mid_match(clients: list[SeatClient], gate: Gate, *, waiting: int) -> int:
     """Wait until every match is under way, then hold the clients back at their turn until
-    ``waiting`` of them have a move ready (or a few seconds have passed); returns how many."""
+    ``waiting`` of them have a move ready (or a few seconds have passed); returns how many.
+
+    A client that gets under way first waits at its next turn for the others (a one-hand match
+    of hokm2 is about 30 versions: on a loaded machine a fast one could end before a slow one
+    began, and the fault would strike no match of it)."""
+    gate.hold_from(MID_MATCH_VERSION)
     while min(client.version or 0 for client in clients) < MID_MATCH_VERSION:
         await asyncio.sleep(0.02)
     assert all(client.log.final_view is None for client in clients), "a match ended too soon"
