@@ -226,11 +226,9 @@ def report_close(*, report: Report, moderator: User, decision: str) -> Report:
 def _require_open(report: Report, moderator: User) -> None:
     """Refuse a closed report, one another moderator has taken, or one about the moderator
     himself or (to a moderator who is not a superuser) about a member of staff."""
-    reported = report.reported
-    if reported.pk == moderator.pk:
-        raise ModerationError("self", _("Another moderator must handle a report about you."))
-    if (reported.is_staff or reported.is_superuser) and not moderator.is_superuser:
-        raise ModerationError("staff", _("Only a superuser can decide for a member of staff."))
+    _require_may_act_on(
+        moderator, report.reported, yourself=_("Another moderator must handle a report about you.")
+    )
     if report.status == Report.Status.CLOSED:
         raise ModerationError("closed", _("This report is closed."))
     if report.taken_by_id is not None and report.taken_by_id != moderator.pk:
@@ -264,10 +262,12 @@ def sanction_apply(
     if kind not in Sanction.Kind.values:
         raise ModerationError("bad_kind", _("There is no such sanction."))
     reason = _required_text(reason, _("Write the reason."))
-    if user.pk == moderator.pk:
-        raise ModerationError("self", _("You cannot sanction yourself."))
-    if (user.is_staff or user.is_superuser) and not moderator.is_superuser:
-        raise ModerationError("staff", _("Only a superuser can sanction a member of staff."))
+    _require_may_act_on(
+        moderator,
+        user,
+        yourself=_("You cannot sanction yourself."),
+        staff=_("Only a superuser can sanction a member of staff."),
+    )
     if kind in TIMED_KINDS:
         if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes < 1:
             raise ModerationError("minutes", _("Give the length in minutes."))
@@ -337,11 +337,7 @@ def sanction_lift(*, moderator: User, sanction: Sanction, reason: str) -> Sancti
     """
     _require_moderator(moderator)
     reason = _required_text(reason, _("Write the reason."))
-    user = sanction.user
-    if user.pk == moderator.pk:
-        raise ModerationError("self", _("You cannot lift your own sanction."))
-    if (user.is_staff or user.is_superuser) and not moderator.is_superuser:
-        raise ModerationError("staff", _("Only a superuser can decide for a member of staff."))
+    _require_may_act_on(moderator, sanction.user, yourself=_("You cannot lift your own sanction."))
     with transaction.atomic():
         locked = _lift(sanction=sanction)
         _log(
@@ -432,8 +428,7 @@ def appeal_decide(*, moderator: User, appeal: Appeal, grant: bool, decision: str
         if locked.status != Appeal.Status.OPEN:
             raise ModerationError("decided", _("This appeal was decided already."))
         sanction = locked.sanction
-        if (sanction.user.is_staff or sanction.user.is_superuser) and not moderator.is_superuser:
-            raise ModerationError("staff", _("Only a superuser can decide for a member of staff."))
+        _require_may_act_on(moderator, sanction.user)
         lifted = grant and sanction.lifted_at is None
         if lifted:
             _lift(sanction=sanction)
@@ -618,6 +613,19 @@ def quitters_penalise(*, match_id: int, now: datetime | None = None) -> list[San
 def _require_moderator(user: User) -> None:
     if not is_moderator(user):
         raise ModerationError("not_moderator", _("Only moderators can do this."))
+
+
+def _require_may_act_on(
+    moderator: User, user: User, *, yourself: str | None = None, staff: str | None = None
+) -> None:
+    """Refuse a moderator acting on himself (where ``yourself`` gives the words for it) or,
+    unless he is a superuser, on a member of staff (``staff``, or the general words)."""
+    if yourself is not None and user.pk == moderator.pk:
+        raise ModerationError("self", yourself)
+    if (user.is_staff or user.is_superuser) and not moderator.is_superuser:
+        raise ModerationError(
+            "staff", staff or _("Only a superuser can decide for a member of staff.")
+        )
 
 
 def _required_text(text: str | None, message: str) -> str:
