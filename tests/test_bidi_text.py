@@ -32,7 +32,7 @@ from games.models import ChatMessage, Match, Seat, Table
 from games.rendering import render_chat_error
 from games.tables import TableError, table_create
 from tests.accounts.players import PASSWORD, make_player
-from tests.games.factories import UserFactory
+from tests.games.factories import UserFactory, api_match_start
 from tests.live.test_match_consumers import connect, make_match
 
 pytestmark = pytest.mark.django_db
@@ -171,12 +171,7 @@ def test_an_older_display_name_with_bidi_controls_still_names_default_tables():
 
     assert create_table(user, "").name == "\u202eeman live's table"
     _, raw = token_create(user=user, name="bot")
-    response = Client().post(
-        "/api/matches/",
-        data=json.dumps({"variant": "hokm2", "name": SPOOFS[0]}),
-        content_type="application/json",
-        HTTP_AUTHORIZATION=f"Bearer {raw}",
-    )
+    response = api_match_start(raw, {"variant": "hokm2", "name": SPOOFS[0]})
     assert response.status_code == 201, response.json()
     assert Match.objects.filter(pk=response.json()["match"]).exists()
 

@@ -5,7 +5,6 @@ tests); ``sanction_enforce`` is called as the moderation services call it after 
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 
 import pytest
@@ -27,7 +26,7 @@ from games.tables import (
     table_start,
 )
 from tests.accounts.players import PASSWORD, make_player
-from tests.games.factories import match_play, open_table
+from tests.games.factories import api_match_start, match_play, open_table
 
 pytestmark = pytest.mark.django_db
 
@@ -186,16 +185,11 @@ def test_a_play_banned_player_cannot_create_join_start_or_play_the_computer(kind
     assert table_join_seat(table=table, user=roya, seat_index=1) is None
 
 
-def test_the_api_refuses_to_start_a_match_for_a_play_banned_player(client) -> None:
+def test_the_api_refuses_to_start_a_match_for_a_play_banned_player() -> None:
     roya = make_player("roya")
     _, raw = token_create(user=roya, name="bot")
     ban = sanction(roya, Sanction.Kind.PLAY_BAN, minutes=30, reason="Left a match")
-    response = client.post(
-        "/api/matches/",
-        data=json.dumps({"variant": "hokm2"}),
-        content_type="application/json",
-        HTTP_AUTHORIZATION=f"Bearer {raw}",
-    )
+    response = api_match_start(raw, {"variant": "hokm2"})
     assert response.status_code == 403
     error = response.json()["error"]
     assert error["code"] == "play_banned"

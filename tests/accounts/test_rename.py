@@ -3,11 +3,8 @@ page; the new name follows the sign-up rules; the rename ends the sanction and i
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from django.contrib.auth.models import Group
-from django.test import Client
 from django.urls import reverse
 
 from accounts.models import ModerationLogEntry, Sanction, User
@@ -16,7 +13,7 @@ from accounts.roles import MODERATORS_GROUP
 from accounts.tokens import token_create
 from games.models import Match
 from games.tables import TableError, play_against_computer, table_join_seat
-from tests.games.factories import UserFactory, open_table
+from tests.games.factories import UserFactory, api_match_start, open_table
 
 pytestmark = pytest.mark.django_db
 
@@ -89,12 +86,7 @@ def test_without_a_rename_the_page_is_not_in_the_way(client):
 def test_until_he_renames_he_starts_no_match_through_the_api_or_a_table(client, renamed):
     # Programs reach neither the rename page nor its redirects: the services refuse him.
     _, raw = token_create(user=renamed, name="bot")
-    response = Client().post(
-        "/api/matches/",
-        data=json.dumps({"variant": "hokm4"}),
-        content_type="application/json",
-        HTTP_AUTHORIZATION=f"Bearer {raw}",
-    )
+    response = api_match_start(raw, {"variant": "hokm4"})
     assert response.status_code == 403
     error = response.json()["error"]
     assert error["code"] == "play_banned"

@@ -8,12 +8,15 @@ the state is after every version.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import factory
 from django.conf import settings
+from django.http import HttpResponse
+from django.test import Client
 
 from games.engine import (
     VARIANTS,
@@ -179,3 +182,13 @@ def open_table(user: object = None, **overrides: object) -> Table:
         "partner_draw": False,
     }
     return table_create(**(settings | overrides))
+
+
+def api_match_start(raw_token: str, body: dict) -> HttpResponse:
+    """``POST /api/matches/`` with ``body`` as JSON, signed in with the API token ``raw_token``."""
+    return Client().post(
+        "/api/matches/",
+        data=json.dumps(body),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {raw_token}",
+    )

@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from django.test import Client
 
 from accounts.tokens import token_create
 from games.models import Match, MatchSeat
 from tests.accounts.players import make_player
+from tests.games.factories import api_match_start
 
 pytestmark = pytest.mark.django_db
 
 
 def start(raw: str, body: dict) -> tuple[int, dict]:
-    response = Client().post(
-        "/api/matches/",
-        data=json.dumps(body),
-        content_type="application/json",
-        HTTP_AUTHORIZATION=f"Bearer {raw}",
-    )
+    response = api_match_start(raw, body)
     return response.status_code, response.json()
 
 

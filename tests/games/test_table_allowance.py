@@ -4,11 +4,9 @@ in a loop would hold up everyone's (issue 7's worker pool, issue 8's bad input).
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 
 import pytest
-from django.test import Client
 from django.utils import timezone
 
 from accounts.tokens import token_create
@@ -21,6 +19,7 @@ from games.tables import (
     table_create,
 )
 from tests.accounts.players import make_player
+from tests.games.factories import api_match_start
 
 pytestmark = pytest.mark.django_db
 
@@ -76,12 +75,7 @@ def test_the_api_answers_429_with_retry_after():
     _, raw = token_create(user=lale, name="bot")
     for _ in range(TABLES_PER_WINDOW):
         open_private(lale)
-    response = Client().post(
-        "/api/matches/",
-        data=json.dumps({"variant": "hokm4"}),
-        content_type="application/json",
-        HTTP_AUTHORIZATION=f"Bearer {raw}",
-    )
+    response = api_match_start(raw, {"variant": "hokm4"})
     assert response.status_code == 429
     assert response.json()["error"]["code"] == "rate_limited"
     assert 0 < int(response["Retry-After"]) <= TABLES_WINDOW.total_seconds() + 1
