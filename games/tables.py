@@ -26,6 +26,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Prefetch
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.invisible_characters import INVISIBLE_CHARACTERS_MESSAGE, has_invisible_character
 from games.engine import DEFAULT_TARGET, VARIANTS, get_variant
@@ -91,9 +92,13 @@ def _require_table_allowance(user: User) -> None:
     wait = recent[-1] + TABLES_WINDOW - now
     minutes = max(1, -(-int(wait.total_seconds()) // 60))
     raise TooManyTablesError(
-        _(
+        # The plural follows the wait, which may be one minute; the count and window never are.
+        ngettext(
             "You have opened %(count)s tables in the last %(window)s minutes. "
-            "You can open another in %(minutes)s minutes."
+            "You can open another in %(minutes)s minute.",
+            "You have opened %(count)s tables in the last %(window)s minutes. "
+            "You can open another in %(minutes)s minutes.",
+            minutes,
         )
         % {
             "count": TABLES_PER_WINDOW,
@@ -229,7 +234,9 @@ def table_join_seat(*, table: Table, user: User, seat_index: int) -> Match | Non
         wanted.user = user
         wanted.save(update_fields=["user"])
         match = None
-        if all(seat.user_id is not None for seat in seats):
+        # A player kept from playing since he sat down stands up instead of being dealt in: the
+        # seat is free again and the table waits for someone else.
+        if all(seat.user_id is not None for seat in seats) and not _stand_up_barred(seats):
             match = _start(locked, seats)
         _table_changed_on_commit(locked, match=match)
     return match
@@ -242,6 +249,8 @@ def table_leave_seat(*, table: Table, user: User) -> None:
     """
     with transaction.atomic():
         locked = _table_lock(table)
+        if locked.status == Table.Status.CLOSED:
+            raise TableError(_("This table is closed."))
         if locked.status != Table.Status.OPEN:
             raise TableError(_("The match has started: seats can only be left before the start."))
         seats = _seats_of(locked)
@@ -258,7 +267,8 @@ def table_leave_seat(*, table: Table, user: User) -> None:
 
 
 def table_start(*, table: Table, user: User) -> Match:
-    """The creator starts the match now: empty seats get computer players at the table's level.
+    """The creator, seated, starts the match now: empty seats get computer players at the
+    table's level, as do the seats of players kept from playing since they sat down.
 
     Only at a table that fills empty seats with computer players (``fill_with_computer``);
     other tables start by themselves once every seat is taken.
@@ -277,6 +287,11 @@ def table_start(*, table: Table, user: User) -> Match:
                 )
             )
         seats = _seats_of(locked)
+        if not any(seat.user_id == user.pk for seat in seats):
+            # Having left his seat he no longer plays here: he may not deal the players who
+            # stayed a match with a computer in his place.
+            raise TableError(_("Take a seat at this table to start its match."))
+        _stand_up_barred(seats)
         for seat in seats:
             if seat.user_id is None and seat.computer_level is None:
                 seat.computer_level = locked.computer_level
@@ -331,6 +346,24 @@ def _require_open(table: Table) -> None:
 def _seats_of(table: Table) -> list[Seat]:
     # The table row is locked: every change of its seats goes through that lock first.
     return list(Seat.objects.filter(table=table).order_by("index"))
+
+
+def _stand_up_barred(seats: Sequence[Seat]) -> bool:
+    """Free the seats of players kept from playing now (a suspension, a ban, a play ban, a
+    rename asked for), who may have sat down before it took effect; True if any was freed.
+
+    Joining and starting check only the person asking; the others at the table are checked here,
+    under the table's lock, just before a match would deal them in.
+    """
+    from accounts.sanctions import play_banned
+
+    freed = False
+    for seat in seats:
+        if seat.user_id is not None and play_banned(user=seat.user_id) is not None:
+            seat.user = None
+            seat.save(update_fields=["user"])
+            freed = True
+    return freed
 
 
 def _start(table: Table, seats: Sequence[Seat]) -> Match:
@@ -449,12 +482,21 @@ class TableView:
 
     @property
     def can_start(self) -> bool:
-        """The viewer opened this table and may start it now with computer players."""
+        """The viewer opened this table, sits at it and may start it now with computer players."""
         return (
             self.is_open
             and self.table.fill_with_computer
-            and self.viewer_id is not None
+            and self.viewer_seat is not None
             and self.table.created_by_id == self.viewer_id
+        )
+
+    @property
+    def sends_to_match(self) -> bool:
+        """The match has started and the viewer may go and see it: as one of its players, or
+        as a spectator where the table lets spectators in. Anyone else would only be turned
+        away there."""
+        return self.match_id is not None and (
+            self.viewer_seat is not None or self.table.allow_spectators
         )
 
     @property

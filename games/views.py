@@ -64,7 +64,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def table_create_view(request: HttpRequest) -> HttpResponse:
-    form = TableForm(request.POST or None)
+    # Bound on every POST, even an empty one: that must show what is missing, not a fresh form.
+    form = TableForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:
             table = table_create(user=request.user, **form.cleaned_data)
@@ -176,7 +177,7 @@ def _visible_table(request: HttpRequest, table_id: int) -> Table:
 
 def _table_page(request: HttpRequest, table: Table) -> HttpResponse:
     view = table_view(table=table, viewer=request.user)
-    if view.match_id is not None:
+    if view.sends_to_match:
         return redirect("games:match", match_id=view.match_id)
     return render(request, "games/table_detail.html", seats_context(request, view))
 
@@ -191,7 +192,7 @@ def _seats_response(request: HttpRequest, table: Table) -> HttpResponse:
         return redirect("games:table_detail", table_id=table.pk)
     table.refresh_from_db()
     view = table_view(table=table, viewer=request.user)
-    if view.match_id is not None:
+    if view.sends_to_match:
         return _to_match(request, view.match_id)
     return render(request, "games/_table_seats.html", seats_context(request, view))
 

@@ -1,0 +1,233 @@
+"""Tables and the lobby under hostile or unlucky use: players who left or were sanctioned since
+they sat down, strangers at a table whose match started, refusals that must say the right thing
+and change nothing."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import Sanction, User
+from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
+from games.tables import (
+    TABLES_PER_WINDOW,
+    TABLES_WINDOW,
+    TableError,
+    TooManyTablesError,
+    table_join_seat,
+    table_leave_seat,
+    table_start,
+    table_view,
+)
+from tests.games.factories import UserFactory, open_table
+
+pytestmark = pytest.mark.django_db
+
+
+def logged_in(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def detail_url(table: Table) -> str:
+    return reverse("games:table_detail", args=[table.pk])
+
+
+def snapshot(table: Table) -> tuple[Any, ...]:
+    """Everything a refused request must leave as it was."""
+    table.refresh_from_db()
+    seats = list(
+        Seat.objects.filter(table=table)
+        .order_by("index")
+        .values_list("index", "user", "computer_level")
+    )
+    return table.status, seats, Match.objects.count(), MatchSeat.objects.count()
+
+
+def sanction(user: User, kind: str, *, minutes: int = 60) -> Sanction:
+    """A sanction in force from a second ago, written as the moderation services would."""
+    now = timezone.now()
+    return Sanction.objects.create(
+        user=user,
+        kind=kind,
+        reason="Left 3 matches",
+        starts_at=now - timedelta(seconds=1),
+        ends_at=now + timedelta(minutes=minutes),
+    )
+
+
+# -- the creator who left ------------------------------------------------------------------------
+
+
+def test_a_creator_who_left_his_seat_cannot_start_the_table_for_those_who_stayed():
+    creator, guest = UserFactory(), UserFactory()
+    table = open_table(creator, fill_with_computer=True)
+    table_join_seat(table=table, user=guest, seat_index=1)
+    table_leave_seat(table=table, user=creator)
+    before = snapshot(table)
+
+    with pytest.raises(TableError) as refused:
+        table_start(table=table, user=creator)
+
+    assert refused.value.message == "Take a seat at this table to start its match."
+    assert snapshot(table) == before
+    # Seated again, he may.
+    table_join_seat(table=table, user=creator, seat_index=0)
+    assert table_start(table=table, user=creator).pk
+
+
+def test_the_start_button_is_not_offered_to_a_creator_who_left_his_seat():
+    creator, guest = UserFactory(), UserFactory()
+    table = open_table(creator, fill_with_computer=True)
+    table_join_seat(table=table, user=guest, seat_index=1)
+    client = logged_in(creator)
+    start_url = reverse("games:table_start", args=[table.pk])
+    assert start_url in client.get(detail_url(table)).content.decode()
+
+    table_leave_seat(table=table, user=creator)
+
+    assert not table_view(table=table, viewer=creator).can_start
+    assert start_url not in client.get(detail_url(table)).content.decode()
+    response = client.post(start_url, headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert "Take a seat at this table to start its match." in response.content.decode()
+    assert not Match.objects.exists()
+
+
+# -- players sanctioned after they sat down ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kind", [Sanction.Kind.PLAY_BAN, Sanction.Kind.RENAME, Sanction.Kind.SUSPEND]
+)
+def test_the_last_join_does_not_deal_in_a_player_kept_from_playing_since_he_sat_down(kind):
+    table = open_table()
+    barred, third, last = UserFactory(), UserFactory(), UserFactory()
+    table_join_seat(table=table, user=barred, seat_index=1)
+    table_join_seat(table=table, user=third, seat_index=2)
+    # A play ban (or a suspension that starts later) is not enforced on open tables at once.
+    sanction(barred, kind)
+
+    match = table_join_seat(table=table, user=last, seat_index=3)
+
+    assert match is None
+    assert not Match.objects.exists()
+    table.refresh_from_db()
+    assert table.status == Table.Status.OPEN
+    seats = dict(Seat.objects.filter(table=table).values_list("index", "user"))
+    assert seats == {0: table.created_by_id, 1: None, 2: third.pk, 3: last.pk}
+    # The next player to sit down starts it, without him.
+    match = table_join_seat(table=table, user=UserFactory(), seat_index=1)
+    assert match is not None
+    assert not MatchSeat.objects.filter(match=match, user=barred).exists()
+
+
+def test_a_start_with_computers_gives_a_sanctioned_players_seat_to_a_computer():
+    creator, barred = UserFactory(), UserFactory()
+    table = open_table(creator, fill_with_computer=True, computer_level=ComputerLevel.HARD)
+    table_join_seat(table=table, user=barred, seat_index=2)
+    sanction(barred, Sanction.Kind.PLAY_BAN)
+
+    match = table_start(table=table, user=creator)
+
+    seats = list(match.seats.order_by("index").values_list("user", "computer_level"))
+    assert seats == [
+        (creator.pk, None),
+        (None, ComputerLevel.HARD),
+        (None, ComputerLevel.HARD),
+        (None, ComputerLevel.HARD),
+    ]
+
+
+# -- a started table without spectators ---------------------------------------------------------
+
+
+def start_without_spectators() -> tuple[Table, Match]:
+    table = open_table(variant="hokm2", allow_spectators=False)
+    match = table_join_seat(table=table, user=UserFactory(), seat_index=1)
+    assert match is not None
+    return table, match
+
+
+def test_a_strangers_table_page_does_not_send_him_to_a_match_he_may_not_watch():
+    table, match = start_without_spectators()
+    match_url = reverse("games:match", args=[match.pk])
+
+    for client in (Client(), logged_in(UserFactory())):
+        response = client.get(detail_url(table))
+
+        # Sent on, he would get the login page or "This table does not allow spectators" (403).
+        assert response.status_code == 200
+        page = response.content.decode()
+        assert "data-redirect" not in page
+        assert match_url not in page
+        assert "This table does not allow spectators." in page
+    # Its players still go straight to their match.
+    player = logged_in(table.created_by).get(detail_url(table))
+    assert player.status_code == 302
+    assert player.url == match_url
+
+
+def test_a_join_refused_as_the_match_started_leaves_a_stranger_on_the_table_page():
+    table, match = start_without_spectators()
+    join = reverse("games:table_join", args=[table.pk, 1])
+    client = logged_in(UserFactory())
+
+    response = client.post(join, headers={"HX-Request": "true"})
+
+    assert response.status_code == 200
+    assert "HX-Redirect" not in response.headers
+    page = response.content.decode()
+    assert "The match at this table has already started." in page
+    assert reverse("games:match", args=[match.pk]) not in page
+
+
+# -- refusals that say the right thing -----------------------------------------------------------
+
+
+def test_leaving_a_closed_table_says_it_is_closed_not_that_its_match_started():
+    creator = UserFactory()
+    table = open_table(creator)
+    table_leave_seat(table=table, user=creator)
+    before = snapshot(table)
+
+    with pytest.raises(TableError) as refused:
+        table_leave_seat(table=table, user=creator)
+
+    assert refused.value.message == "This table is closed."
+    assert snapshot(table) == before
+
+
+def test_an_empty_post_to_the_create_form_says_what_is_missing():
+    client = logged_in(UserFactory())
+
+    response = client.post(reverse("games:table_create"), {})
+
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert form.is_bound
+    assert {"variant", "target"} <= set(form.errors)
+    assert not Table.objects.exists()
+
+
+def test_the_wait_for_the_next_table_says_one_minute_not_one_minutes():
+    lale = UserFactory()
+    for _ in range(TABLES_PER_WINDOW):
+        open_table(lale, is_private=True, turn_clock_seconds=None)
+    # The oldest leaves the window in 30 seconds: one minute to wait.
+    oldest = Table.objects.filter(created_by=lale).order_by("created_at").first()
+    Table.objects.filter(pk=oldest.pk).update(
+        created_at=timezone.now() - TABLES_WINDOW + timedelta(seconds=30)
+    )
+
+    with pytest.raises(TooManyTablesError) as refused:
+        open_table(lale)
+
+    assert refused.value.message.endswith("You can open another in 1 minute.")
+    assert 0 < refused.value.retry_after <= 31
