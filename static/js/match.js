@@ -114,6 +114,73 @@
 
   document.addEventListener("htmx:wsBeforeMessage", rememberFocus);
 
+  /* A press on the table holds the server's messages back until it is released: each message
+     redraws the whole table, and a press and a release that land on two copies of a card make
+     no click at all, so the move would be lost under the player's finger. The messages held go
+     through the socket again, in order, once the click has been taken (at most HOLD_MS later:
+     a long press or a scroll must not freeze the table). */
+  var HOLD_MS = 1500;
+  var TOUCH_CLICK_MS = 300; // after a touch is lifted, its click may come a task or two later
+  var currentSocket = null; // set by htmx.createWebSocket below
+  var hold = null;
+
+  function holdRelease() {
+    if (!hold) {
+      return;
+    }
+    var held = hold;
+    window.clearTimeout(held.timer);
+    hold = null;
+    if (held.socket !== currentSocket) {
+      return; // reconnected since: the server sends the whole state again
+    }
+    held.messages.forEach(function (data) {
+      held.socket.dispatchEvent(new MessageEvent("message", { data: data }));
+    });
+  }
+
+  function holdReleaseIn(ms) {
+    if (hold) {
+      window.clearTimeout(hold.timer);
+      hold.timer = window.setTimeout(holdRelease, ms);
+    }
+  }
+
+  document.addEventListener(
+    "pointerdown",
+    function (event) {
+      if (!event.isPrimary || !event.target.closest || !event.target.closest("#table")) {
+        return;
+      }
+      holdRelease(); // what an earlier press held goes out first
+      hold = { messages: [], socket: currentSocket, timer: window.setTimeout(holdRelease, HOLD_MS) };
+    },
+    true
+  );
+  ["pointerup", "pointercancel"].forEach(function (type) {
+    document.addEventListener(
+      type,
+      function () {
+        holdReleaseIn(TOUCH_CLICK_MS);
+      },
+      true
+    );
+  });
+  // The click has been handled (its move sent) by the time a zero timer set now runs.
+  document.addEventListener(
+    "click",
+    function () {
+      holdReleaseIn(0);
+    },
+    true
+  );
+  document.addEventListener("htmx:wsBeforeMessage", function (event) {
+    if (hold && hold.socket === currentSocket && !event.defaultPrevented) {
+      event.preventDefault();
+      hold.messages.push(event.detail.message);
+    }
+  });
+
   /* client_seq: positive, increasing, never reused for this browser (reloads included). */
   var lastSeq = parseInt(storageGet(SEQ_KEY) || "0", 10) || 0;
 
@@ -303,6 +370,7 @@
       var address = isNaN(version) ? url : url + (url.indexOf("?") < 0 ? "?" : "&") + "since=" + version;
       var socket = new WebSocket(address, []);
       socket.binaryType = window.htmx.config.wsBinaryType;
+      currentSocket = socket;
       return socket;
     };
   }

@@ -1,0 +1,89 @@
+"""A card pressed while the table is being redrawn is still played.
+
+Every state the server sends redraws the whole table (``#table`` is swapped out of band). A click
+is a press and a release on the same element; when a message lands between the two, the press was
+on a card that is no longer in the page and the release on its new copy, and the browser sends no
+click: the player saw his card go down under his finger and nothing happened. The page holds the
+server's messages back while a button is down on the table, and shows them once it is released.
+
+The message that arrives mid-click is made here by hand, so that it lands exactly between the
+press and the release: the page's own socket is given again the last table it received (as when
+someone's connection changes the presence marks, R8.1), through the socket's own message event.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from games.models import MatchSeat
+
+from .helpers import TURN_OR_BANNER, log_in, match_state, played_cards, verified_user, wait_match_live
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Keeps the page's sockets and the last table each one brought, to send it again on request.
+SOCKET_PROBE = """
+(() => {
+  const Native = window.WebSocket;
+  const sockets = [];
+  function Recording(url, protocols) {
+    const socket = new Native(url, protocols);
+    socket.addEventListener("message", (event) => {
+      if (typeof event.data === "string" && event.data.includes('id="table"')) {
+        socket.__lastTable = event.data;
+      }
+    });
+    sockets.push(socket);
+    return socket;
+  }
+  Recording.prototype = Native.prototype;
+  ["CONNECTING", "OPEN", "CLOSING", "CLOSED"].forEach((name) => { Recording[name] = Native[name]; });
+  window.WebSocket = Recording;
+  window.__hokmRedraw = () => {
+    const socket = sockets[sockets.length - 1];
+    socket.dispatchEvent(new MessageEvent("message", { data: socket.__lastTable }));
+  };
+})();
+"""
+
+
+def _press_card_while_table_redrawn(page: Page) -> str:
+    """Press the first playable card, let a table message arrive, release; the card's text."""
+    button = page.locator("#table .hand button[data-card]:not([disabled])").first
+    card = button.get_attribute("data-card")
+    box = button.bounding_box()
+    pressed = button.element_handle()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 3)
+    page.mouse.down()
+    page.evaluate("() => window.__hokmRedraw()")
+    # The message came in while the button was down: the card pressed is still the one shown.
+    assert pressed.evaluate("(element) => element.isConnected"), "the table was redrawn mid-click"
+    page.mouse.up()
+    return card
+
+
+def test_a_card_pressed_while_a_message_arrives_is_played_R4_4(open_page) -> None:
+    verified_user("roya")
+    page = open_page()
+    page.add_init_script(SOCKET_PROBE)
+    log_in(page, "roya")
+    page.goto("/lobby/")
+    page.locator("form[action$='/play/computer/'] button[name=variant][value=hokm2]").click()
+    match_id = wait_match_live(page)
+    page.evaluate("() => { window.__hokm.holdOnBanner = true; }")
+    seat = MatchSeat.objects.get(match_id=match_id, user__username="roya").index
+    _, state = match_state(match_id)
+    if state.hand.hakem == seat:
+        page.locator("#table button[data-suit='S']").click()
+        expect(page.locator("#table .trump__name")).to_have_text("Spades")
+
+    assert page.wait_for_function(TURN_OR_BANNER, polling="raf").json_value() == "turn"
+    card = _press_card_while_table_redrawn(page)
+
+    # The click went through: the card left the hand and the server has it played, once.
+    expect(page.locator(f"#table .hand [data-card='{card}']")).to_have_count(0)
+    _, state = match_state(match_id)
+    assert card in {c.text for c in played_cards(state.hand)}
+    # The message held back was shown after the click, and the table went on from there.
+    assert page.wait_for_function(TURN_OR_BANNER, polling="raf").json_value() in {"turn", "banner"}
