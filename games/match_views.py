@@ -12,7 +12,7 @@ from games.access import match_existence_secret, match_viewable_in
 from games.chat import QUICK_PHRASES, chat_recent, phrase_text
 from games.models import Match, MatchSeat
 from games.presence import presence_of
-from games.rendering import chat_lines, render_table
+from games.rendering import chat_lines, play_again, render_table
 from games.selectors import match_position
 
 
@@ -49,6 +49,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "match": match,
         "table": table,
         "seat": seat,
+        "play_again": play_again(match=match, seats=seats, seat=seat),
         "chat_lines": chat_lines(chat_recent(match=match), seat=seat),
         "chat_phrases": [(code, phrase_text(code)) for code in QUICK_PHRASES],
     }

@@ -403,7 +403,24 @@ def table_context(
         "stand_in": seat is not None and seat_infos[seat].stand_in and not data["over"],
         "your_status": rows[seat].status if seat is not None and seat in rows else None,
         "can_leave": seat is not None and not data["over"] and match.status == "playing",
+        "play_again": data["over"] and play_again(match=match, seats=seats, seat=seat) is not None,
     }
+
+
+def play_again(*, match: Match, seats: list[MatchSeat], seat: int | None) -> dict[str, Any] | None:
+    """The quick start that gives ``seat``'s player the same game against the computer again:
+    variant, computer level and target of this match; None unless he is its only person.
+
+    The match page holds the form (it has the request, hence the CSRF token); the end-of-match
+    banner, rendered for the socket too, holds the button that submits it.
+    """
+    if seat is None or match.table_id is None:
+        return None
+    others = [s for s in seats if s.index != seat]
+    levels = {s.computer_level for s in others}
+    if not others or None in levels or len(levels) != 1:
+        return None
+    return {"variant": match.variant, "computer_level": levels.pop(), "target": match.target}
 
 
 def _clock_context(clock: dict[str, Any] | None, match: Match) -> dict[str, Any] | None:
