@@ -156,6 +156,9 @@ def _scenes(users: list) -> list[Scene]:
     match, state = _match("hokm4", users, seed=5, target=1)
     state = _advance(match, state, until=lambda s: s.is_over)
     scenes.append(Scene("hokm4-match-over", match, you))
+    match, state = _match("hokm4", users, seed=5, target=1, computers="expert")
+    state = _advance(match, state, until=lambda s: s.is_over)
+    scenes.append(Scene("hokm4-computer-over", match, you))
 
     # hokm3: three players, someone else on turn.
     match, state = _match("hokm3", users[:3], seed=21)
@@ -180,11 +183,19 @@ def _scenes(users: list) -> list[Scene]:
     return scenes
 
 
-def _match(variant: str, users: list, *, seed: int, target: int = 7) -> tuple[Match, MatchState]:
+def _match(
+    variant: str, users: list, *, seed: int, target: int = 7, computers: str | None = None
+) -> tuple[Match, MatchState]:
+    """A match of ``users``; with ``computers`` (a level), of users[0] and computer players."""
     table = Table.objects.create(
         name=f"{variant} {seed}", variant=variant, target=target, created_by=users[0]
     )
     seats = [SeatSpec(name=NAMES[i], user=user) for i, user in enumerate(users)]
+    if computers:
+        seats = [seats[0]] + [
+            SeatSpec(name=f"Computer {i}", computer_level=computers)
+            for i in range(1, VARIANTS[variant].players)
+        ]
     match = match_create(variant=variant, target=target, seats=seats, seed=seed, table=table)
     state = new_match(VARIANTS[variant], seed=seed, target=target)
     return match, state
