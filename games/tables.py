@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Prefetch
 from django.utils import timezone
@@ -188,8 +189,11 @@ def table_create(
         raise TableError(
             _("A table's name has at most %(count)s characters.") % {"count": NAME_MAX_LENGTH}
         )
-    _require_table_allowance(user)
     with transaction.atomic():
+        # The player's row, locked: two tables opened at once (a script's parallel requests)
+        # are counted one after the other, so neither slips past the allowance.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        _require_table_allowance(user)
         table = Table.objects.create(
             name=name,
             variant=variant,

@@ -4,15 +4,18 @@ and change nothing."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import Sanction, User
+from games import tables
 from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
 from games.tables import (
     TABLES_PER_WINDOW,
@@ -231,3 +234,48 @@ def test_the_wait_for_the_next_table_says_one_minute_not_one_minutes():
 
     assert refused.value.message.endswith("You can open another in 1 minute.")
     assert 0 < refused.value.retry_after <= 31
+
+
+# -- the table allowance under parallel requests -------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tables_opened_at_once_cannot_slip_past_the_allowance(monkeypatch):
+    lale = UserFactory()
+    for _ in range(TABLES_PER_WINDOW - 1):
+        open_table(lale, is_private=True, turn_clock_seconds=None)
+    # The first request stops inside its transaction, its table written but not committed, until
+    # the second has had its chance to count.
+    written, go_on = threading.Event(), threading.Event()
+    announce = tables._table_changed_on_commit
+
+    def slow_announce(table: Table, **kwargs: Any) -> None:
+        if not written.is_set():
+            written.set()
+            go_on.wait(timeout=5)
+        announce(table, **kwargs)
+
+    monkeypatch.setattr(tables, "_table_changed_on_commit", slow_announce)
+    outcomes: list[str] = []
+
+    def open_one() -> None:
+        try:
+            open_table(lale, is_private=True, turn_clock_seconds=None)
+            outcomes.append("opened")
+        except TooManyTablesError:
+            outcomes.append("refused")
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=open_one)
+    first.start()
+    assert written.wait(timeout=5)
+    second = threading.Thread(target=open_one)
+    second.start()
+    second.join(timeout=0.5)  # it counts now, or waits for the first's lock
+    go_on.set()
+    first.join(timeout=30)
+    second.join(timeout=30)
+
+    assert sorted(outcomes) == ["opened", "refused"]
+    assert Table.objects.filter(created_by=lale).count() == TABLES_PER_WINDOW
