@@ -122,6 +122,11 @@ def table_leave(request: HttpRequest, table_id: int) -> HttpResponse:
         if table.status == Table.Status.CLOSED:
             messages.info(request, _("You left the table; nobody sits there any more."))
             return _redirect(request, reverse("games:lobby"))
+        if not _may_view(request, table):
+            # A private table he saw only as one of its players, its invite link not opened in
+            # this browser: its page would now answer 404.
+            messages.info(request, _("You left the table."))
+            return _redirect(request, reverse("games:lobby"))
     return _seats_response(request, table)
 
 
@@ -169,10 +174,14 @@ def _visible_table(request: HttpRequest, table_id: int) -> Table:
     """The table, or 404 for a private table this person has no invite to: the same answer as
     for a table that does not exist, so ids reveal nothing."""
     table = get_object_or_404(Table, pk=table_id)
-    invited = request.session.get(INVITED_SESSION_KEY, [])
-    if not table_can_view(table=table, user=request.user, invited_table_ids=invited):
+    if not _may_view(request, table):
         raise Http404(_("No such table."))
     return table
+
+
+def _may_view(request: HttpRequest, table: Table) -> bool:
+    invited = request.session.get(INVITED_SESSION_KEY, [])
+    return table_can_view(table=table, user=request.user, invited_table_ids=invited)
 
 
 def _table_page(request: HttpRequest, table: Table) -> HttpResponse:

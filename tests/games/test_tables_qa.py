@@ -279,3 +279,32 @@ def test_tables_opened_at_once_cannot_slip_past_the_allowance(monkeypatch):
 
     assert sorted(outcomes) == ["opened", "refused"]
     assert Table.objects.filter(created_by=lale).count() == TABLES_PER_WINDOW
+
+
+# -- leaving a private table ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("with_htmx", [False, True])
+def test_leaving_a_private_table_seen_only_as_its_player_goes_to_the_lobby_not_a_404(with_htmx):
+    table = open_table(is_private=True, turn_clock_seconds=None)
+    guest = UserFactory()
+    # He sat down through the invite link in another browser (or before signing out and in).
+    table_join_seat(table=table, user=guest, seat_index=1)
+    client = logged_in(guest)
+    assert client.get(detail_url(table)).status_code == 200
+    headers = {"HX-Request": "true"} if with_htmx else {}
+
+    response = client.post(reverse("games:table_leave", args=[table.pk]), headers=headers)
+
+    lobby = reverse("games:lobby")
+    assert (response.headers["HX-Redirect"] if with_htmx else response.url) == lobby
+    assert Seat.objects.get(table=table, index=1).user is None
+    page = client.get(lobby)
+    assert "You left the table." in page.content.decode()
+    # With its invite link opened here, he stays on the table's page.
+    other = UserFactory()
+    other_client = logged_in(other)
+    other_client.get(reverse("games:table_invite", args=[table.invite_code]))
+    table_join_seat(table=table, user=other, seat_index=2)
+    response = other_client.post(reverse("games:table_leave", args=[table.pk]))
+    assert response.url == detail_url(table)
