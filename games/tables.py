@@ -157,9 +157,10 @@ def table_create(
 ) -> Table:
     """Open a table with an empty seat for each player of the variant; the creator takes seat 0.
 
-    An empty ``name`` becomes ``default_name``, else "<player>'s table". A name typed may hold
-    no invisible character (``accounts.invisible_characters``); a default is not checked, as it
-    holds a display name that may be older than that check.
+    An empty ``name`` becomes ``default_name``, else "<player>'s table", shortened with "…" to
+    the longest name a table may have. A name typed may hold no invisible character
+    (``accounts.invisible_characters``); a default is not checked, as it holds a display name
+    that may be older than that check.
     """
     _require_may_play(user)
     if variant not in VARIANTS:
@@ -180,15 +181,17 @@ def table_create(
         raise TableError(_("The draw for partners is played with four players only."))
     if name and has_invisible_character(name):
         raise TableError(str(INVISIBLE_CHARACTERS_MESSAGE))
-    name = (
-        (name or "").strip()
-        or default_name
-        or _("%(player)s's table") % {"player": player_name(user)}
-    )
+    name = (name or "").strip()
     if len(name) > NAME_MAX_LENGTH:
         raise TableError(
             _("A table's name has at most %(count)s characters.") % {"count": NAME_MAX_LENGTH}
         )
+    if not name:
+        # A name made for him is shortened, not refused: a display name of the longest kind
+        # (40 characters) with " against the computer" is longer than a table's name may be.
+        name = default_name or _("%(player)s's table") % {"player": player_name(user)}
+        if len(name) > NAME_MAX_LENGTH:
+            name = name[: NAME_MAX_LENGTH - 1].rstrip() + "…"
     with transaction.atomic():
         # The player's row, locked: two tables opened at once (a script's parallel requests)
         # are counted one after the other, so neither slips past the allowance.

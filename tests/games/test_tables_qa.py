@@ -15,19 +15,22 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import Sanction, User
+from accounts.tokens import token_create
 from games import tables
 from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
 from games.tables import (
+    NAME_MAX_LENGTH,
     TABLES_PER_WINDOW,
     TABLES_WINDOW,
     TableError,
     TooManyTablesError,
+    play_against_computer,
     table_join_seat,
     table_leave_seat,
     table_start,
     table_view,
 )
-from tests.games.factories import UserFactory, open_table
+from tests.games.factories import UserFactory, api_match_start, open_table
 
 pytestmark = pytest.mark.django_db
 
@@ -308,3 +311,31 @@ def test_leaving_a_private_table_seen_only_as_its_player_goes_to_the_lobby_not_a
     table_join_seat(table=table, user=other, seat_index=2)
     response = other_client.post(reverse("games:table_leave", args=[table.pk]))
     assert response.url == detail_url(table)
+
+
+# -- names made for the player -------------------------------------------------------------------
+
+LONGEST_DISPLAY_NAME = "Shahrzad " + "x" * 31  # a display name has at most 40 characters
+
+
+def test_a_player_with_the_longest_display_name_can_play_the_computer():
+    player = UserFactory(display_name=LONGEST_DISPLAY_NAME)
+    assert len(player.display_name) == User._meta.get_field("display_name").max_length
+
+    match = play_against_computer(user=player)
+
+    name = match.table.name
+    assert len(name) == NAME_MAX_LENGTH
+    assert name.startswith(LONGEST_DISPLAY_NAME) and name.endswith("…")
+    # Over the API, and with the table form's default name too.
+    _, raw = token_create(user=player, name="bot")
+    assert api_match_start(raw, {"variant": "hokm2"}).status_code == 201
+    assert open_table(player, name="").name == f"{LONGEST_DISPLAY_NAME}'s table"
+
+
+def test_a_typed_name_too_long_is_still_refused():
+    with pytest.raises(TableError) as refused:
+        open_table(name="n" * (NAME_MAX_LENGTH + 1))
+
+    assert refused.value.message == "A table's name has at most 60 characters."
+    assert not Table.objects.exists()
