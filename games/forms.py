@@ -5,12 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from accounts.invisible_characters import validate_no_invisible_characters
+from accounts.invisible_characters import INVISIBLE_CHARACTERS_MESSAGE
 from games.engine import DEFAULT_TARGET
 from games.models import PARTNER_DRAW_VARIANTS, VARIANT_CHOICES, ComputerLevel
-from games.tables import NAME_MAX_LENGTH, TARGET_MAX, TARGET_MIN, TURN_CLOCKS
+from games.tables import (
+    NAME_MAX_LENGTH,
+    TARGET_MAX,
+    TARGET_MIN,
+    TURN_CLOCKS,
+    table_name_has_hidden_character,
+)
 
 #: The clock choices (R8.1); the empty value is "no clock". Each label is its own lazy string:
 #: formatting one at import time would fix its language.
@@ -33,6 +40,12 @@ COMPUTER_LEVEL_DESCRIPTIONS = {
         "and solves the last tricks exactly."
     ),
 }
+
+
+def validate_table_name(value: str) -> None:
+    """Refuse a name with an invisible or a control character (``games.tables``)."""
+    if table_name_has_hidden_character(value):
+        raise ValidationError(INVISIBLE_CHARACTERS_MESSAGE, code="invisible_characters")
 
 
 class LevelChoice(forms.RadioSelect):
@@ -64,7 +77,7 @@ class TableForm(forms.Form):
         max_length=NAME_MAX_LENGTH,
         required=False,
         help_text=_("Leave empty for “your name’s table”."),
-        validators=[validate_no_invisible_characters],
+        validators=[validate_table_name],
     )
     variant = forms.ChoiceField(label=_("Game"), choices=VARIANT_CHOICES, initial="hokm4")
     target = forms.IntegerField(

@@ -15,6 +15,7 @@ the table's, say who plays (docs/storage.md).
 from __future__ import annotations
 
 import logging
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -120,6 +121,18 @@ def _require_may_play(user: User) -> None:
         raise TableError(play_banned_message(sanction))
 
 
+def table_name_has_hidden_character(name: str) -> bool:
+    """Whether a typed table name holds a character that draws nothing or turns the text around
+    (``accounts.invisible_characters``), or a control character: a line break, a tab, a bell.
+    A name is one line; a name of control characters alone would show as an empty link in the
+    lobby.
+
+    >>> table_name_has_hidden_character("Friday\x07night"), table_name_has_hidden_character("شب")
+    (True, False)
+    """
+    return has_invisible_character(name) or any(unicodedata.category(c) == "Cc" for c in name)
+
+
 def table_group_name(table_id: int) -> str:
     """The channel-layer group of the people looking at one table before its match."""
     return f"table.{table_id}"
@@ -179,7 +192,7 @@ def table_create(
         raise TableError(_("Choose one of the computer levels offered."))
     if partner_draw and not get_variant(variant).partner_draw_allowed:
         raise TableError(_("The draw for partners is played with four players only."))
-    if name and has_invisible_character(name):
+    if name and table_name_has_hidden_character(name):
         raise TableError(str(INVISIBLE_CHARACTERS_MESSAGE))
     name = (name or "").strip()
     if len(name) > NAME_MAX_LENGTH:

@@ -339,3 +339,20 @@ def test_a_typed_name_too_long_is_still_refused():
 
     assert refused.value.message == "A table's name has at most 60 characters."
     assert not Table.objects.exists()
+
+
+@pytest.mark.parametrize("name", ["\x07\x07", "Friday\nnight", "Friday\tnight", "\x1bnight"])
+def test_a_table_name_with_control_characters_is_refused(name):
+    # "\x07\x07" would show in the lobby as a table with no name at all.
+    with pytest.raises(TableError) as refused:
+        open_table(name=name)
+    assert "invisible characters" in refused.value.message
+    client = logged_in(UserFactory())
+    form = {"name": name, "variant": "hokm4", "target": 7, "turn_clock_seconds": "30"}
+    form["computer_level"] = ComputerLevel.MEDIUM
+
+    response = client.post(reverse("games:table_create"), form)
+
+    assert response.status_code == 200
+    assert "invisible characters" in response.context["form"].errors["name"][0]
+    assert not Table.objects.exists()
