@@ -7,16 +7,24 @@ its hands are stored by the same helpers that store live play.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from games.engine import get_variant, new_hand
-from games.engine.record import RecordFault, build_record, replay_record
+from games.engine.record import (
+    RecordFault,
+    RecordReplay,
+    build_record,
+    check_record,
+    replay_record,
+)
 from games.models import Match, MatchSeat
 from games.selectors import hakem_draw_from_json, match_hand_states
 from games.services import (
+    NAME_MAX_LENGTH,
     TARGET_MAX,
     SeatSpec,
     hand_store_new,
@@ -55,6 +63,64 @@ def match_export_record(*, match: Match) -> dict[str, Any]:
     )
 
 
+def record_replay(document: object) -> RecordReplay:
+    """``replay_record``, with a fault rather than a crash for a document the engine trips over.
+
+    The engine compares a hand's ``trump`` with the suit letters through a set, which raises
+    ``TypeError`` for a list or an object there. Every hand before it has then passed, so the
+    first hand whose ``trump`` is such a value is the one at fault, located as the engine
+    locates a bad trump (the hand, with trick and seat null).
+    """
+    try:
+        return replay_record(document)
+    except TypeError:
+        fault = _unhashable_trump_fault(document)
+        if fault is None:
+            raise
+        raise fault from None
+
+
+def record_check(document: object) -> dict[str, Any]:
+    """The checker's verdict (``check_record``), with :func:`record_replay`'s guard."""
+    try:
+        return check_record(document)
+    except TypeError:
+        fault = _unhashable_trump_fault(document)
+        if fault is None:
+            raise
+        return fault.to_json()
+
+
+def _unhashable_trump_fault(document: object) -> RecordFault | None:
+    hands = document.get("hands") if isinstance(document, dict) else None
+    for number, hand in enumerate(hands if isinstance(hands, list) else ()):
+        if isinstance(hand, dict) and isinstance(hand.get("trump"), list | dict):
+            return RecordFault(
+                f'hand {number}: "trump" must be one of S, H, D, C, not a '
+                f"{'list' if isinstance(hand['trump'], list) else 'JSON object'}",
+                hand=number,
+            )
+    return None
+
+
+def name_shown_safely(name: str) -> bool:
+    """Whether a record's player name may go into a page as it is: one that could be stored."""
+    return len(name) <= NAME_MAX_LENGTH and _name_fault(name) is None
+
+
+def _name_fault(name: str) -> str | None:
+    """Why a player's name cannot be stored and shown, if it cannot: a control character (NUL,
+    which PostgreSQL text refuses, a line break, ...) or half of a surrogate pair (JSON's
+    ``"\\ud800"``), which is no character and cannot be written as UTF-8."""
+    for char in name:
+        category = unicodedata.category(char)
+        if category == "Cs":
+            return "holds half of a surrogate pair, which is not a character"
+        if category == "Cc":
+            return f"holds the control character U+{ord(char):04X}"
+    return None
+
+
 def match_import_record(*, document: object, imported_by: AbstractBaseUser | None = None) -> Match:
     """Check a record by replaying it and store it as an imported match.
 
@@ -63,13 +129,17 @@ def match_import_record(*, document: object, imported_by: AbstractBaseUser | Non
     and no players behind it, an imported match is never played on.
     """
     try:
-        replay = replay_record(document)
+        replay = record_replay(document)
     except RecordFault as fault:
         raise RecordImportError(
             fault.message, hand=fault.hand, trick=fault.trick, seat=fault.seat
         ) from fault
     if replay.target > TARGET_MAX:
         raise RecordImportError(f'"target" must be at most {TARGET_MAX} to be stored')
+    for seat, name in enumerate(replay.players):
+        problem = _name_fault(name)
+        if problem:
+            raise RecordImportError(f'"players": the name of seat {seat} {problem}')
     try:
         seats = [SeatSpec(name=name) for name in replay.players]
     except ValueError as error:

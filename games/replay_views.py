@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from games.access import match_revealed, match_viewable_in
 from games.models import Match, MatchSeat
-from games.records import RecordImportError, match_import_record
+from games.records import RecordImportError, match_import_record, name_shown_safely
 from games.replay import replay_build
 from games.replay_forms import RecordImportForm
 from games.selectors import match_hand_states
@@ -76,6 +76,13 @@ class FaultShown:
 
 _PREFIX = re.compile(r"^hand \d+(?:, trick \d+)?: ")
 _SEAT = re.compile(r"\bseat (\d+)\b")
+#: The longest fault message shown: the engine quotes what it could not read (a card text, a
+#: variant name), which a record may make a megabyte long.
+MESSAGE_SHOWN_MAX = 300
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= MESSAGE_SHOWN_MAX else text[: MESSAGE_SHOWN_MAX - 1] + "…"
 
 
 def record_fault_shown(fault: RecordImportError, document: Any) -> FaultShown:
@@ -86,7 +93,7 @@ def record_fault_shown(fault: RecordImportError, document: Any) -> FaultShown:
         number = index + 1
         if isinstance(players, list) and 0 <= index < len(players):
             name = players[index]
-            if isinstance(name, str) and name.strip():
+            if isinstance(name, str) and name.strip() and name_shown_safely(name):
                 return _("%(name)s (seat %(number)s)") % {"name": name.strip(), "number": number}
         return _("seat %(number)s") % {"number": number}
 
@@ -98,9 +105,9 @@ def record_fault_shown(fault: RecordImportError, document: Any) -> FaultShown:
     if fault.seat is not None:
         where.append(seat_name(fault.seat))
     # The engine's message counts from 0 as the file does; the location above says it already.
-    message = _PREFIX.sub("", fault.message)
+    message = _PREFIX.sub("", _shortened(fault.message))
     message = _SEAT.sub(lambda found: seat_name(int(found.group(1))), message)
-    checker = json.dumps(fault.to_json(), ensure_ascii=False)
+    checker = json.dumps(fault.to_json() | {"error": _shortened(fault.message)}, ensure_ascii=False)
     return FaultShown(where=where, message=message, checker=checker)
 
 

@@ -12,12 +12,14 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from games.engine.record import RecordFault, check_record, load_record
+from games.engine.record import RecordFault, load_record
+from games.records import record_check
 
 
 class Command(BaseCommand):
     help = "Check a hokm-record/1 game record; FILE may be - for standard input."
-    # The checker is pure: no system checks, no database, so it answers fast and anywhere.
+    # The checker is pure: no system checks, no database (it imports the models but reads none),
+    # so it answers fast and anywhere.
     requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -48,4 +50,4 @@ def check_file(path: str) -> dict[str, Any]:
         document = load_record(text)
     except RecordFault as fault:
         return fault.to_json()
-    return check_record(document)
+    return record_check(document)

@@ -1,0 +1,167 @@
+"""Game records and replays under hostile input (shared/RECORD.md, RULES.md R8.3): the import
+refuses a malformed record with a clear message and stores nothing, never a 500; ``hokm_check``
+reports a fault instead of crashing; exports of played matches check as RECORD.md says."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from html import unescape
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.urls import reverse
+
+from games.models import Hand, Match, MatchSeat
+from tests.games.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+CORPUS = Path(__file__).resolve().parent
+IMPORT_URL = reverse("games:record_import")
+
+
+def _corpus(name: str) -> dict:
+    return json.loads((CORPUS / name).read_text())
+
+
+@pytest.fixture
+def signed_in(client):
+    client.force_login(UserFactory())
+    return client
+
+
+def _upload(client, document: object):
+    content = json.dumps(document).encode()
+    return client.post(
+        IMPORT_URL, {"file": SimpleUploadedFile("record.json", content, "application/json")}
+    )
+
+
+def _page_text(response) -> str:
+    return unescape(re.sub(r"<[^>]+>", " ", response.content.decode()))
+
+
+def _checker_verdict(response) -> dict:
+    found = re.search(r"<pre[^>]*>(.*?)</pre>", response.content.decode(), re.S)
+    return json.loads(unescape(found.group(1)))
+
+
+def _nothing_stored() -> bool:
+    return not (Match.objects.exists() or MatchSeat.objects.exists() or Hand.objects.exists())
+
+
+def _hokm_check(tmp_path, document: object) -> tuple[int, dict]:
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(document))
+    out = io.StringIO()
+    try:
+        call_command("hokm_check", str(path), stdout=out)
+        status = 0
+    except SystemExit as exit:
+        status = exit.code
+    return status, json.loads(out.getvalue())
+
+
+# -- a hand's trump that is a list or an object ----------------------------------------------------
+
+
+def _with_trump(value: object) -> dict:
+    document = _corpus("valid/hokm4_match_target7.json")
+    document["hands"][2]["trump"] = value
+    return document
+
+
+@pytest.mark.parametrize("trump", [["S"], {"suit": "S"}], ids=["list", "object"])
+def test_import_of_a_trump_that_is_a_list_or_object_is_a_fault_of_its_hand(signed_in, trump):
+    """It was a 500 (the engine looked the value up in a set): now the page locates it at hand 3
+    as the checker locates a bad trump letter, and nothing is stored."""
+    response = _upload(signed_in, _with_trump(trump))
+
+    assert response.status_code == 200
+    text = _page_text(response)
+    assert "This record cannot be imported" in text
+    assert '"trump" must be one of S, H, D, C' in text
+    assert re.search(r"Where:\s*hand 3\s*What is wrong:", text)
+    verdict = _checker_verdict(response)
+    assert (verdict["hand"], verdict["trick"], verdict["seat"]) == (2, None, None)
+    assert _nothing_stored()
+
+
+@pytest.mark.parametrize("trump", [["S"], {"suit": "S"}], ids=["list", "object"])
+def test_hokm_check_reports_a_trump_that_is_a_list_or_object(tmp_path, trump):
+    """RECORD.md: an invalid record exits 1 with one JSON verdict; it used to die in a traceback."""
+    status, verdict = _hokm_check(tmp_path, _with_trump(trump))
+
+    assert status == 1
+    assert verdict["valid"] is False
+    assert (verdict["hand"], verdict["trick"], verdict["seat"]) == (2, None, None)
+    assert "trump" in verdict["error"]
+
+
+def test_an_earlier_fault_is_still_reported_before_a_bad_trump(tmp_path):
+    """The first fault in the order of play wins: an illegal card in hand 1 comes before a trump
+    that is a list in hand 3 (R4.2)."""
+    document = _corpus("faulty/trick_not_following_diamonds.json")
+    assert len(document["hands"]) > 1
+    document["hands"][-1]["trump"] = ["S"]
+
+    status, verdict = _hokm_check(tmp_path, document)
+
+    assert status == 1
+    assert (verdict["hand"], verdict["trick"], verdict["seat"]) == (0, 2, 3)
+
+
+# -- player names that cannot be stored or shown -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["ali\u0000", "ali\nreza", "\ud800ali"],
+    ids=["nul", "line-break", "lone-surrogate"],
+)
+def test_import_refuses_a_player_name_that_cannot_be_stored(signed_in, name):
+    """A NUL (refused by PostgreSQL text), a line break or half a surrogate pair (no UTF-8 for
+    it) in a name was stored or crashed the page: now a fault of the whole record."""
+    document = _corpus("valid/hokm4_match_target7.json")
+    document["players"][1] = name
+
+    response = _upload(signed_in, document)
+
+    assert response.status_code == 200
+    text = _page_text(response)
+    assert "This record cannot be imported" in text
+    assert '"players": the name of ' in text
+    assert "the record as a whole" in text
+    assert _nothing_stored()
+
+
+def test_a_fault_located_at_a_seat_with_an_unshowable_name_still_shows(signed_in):
+    """The page names the seat at fault after its player: a lone surrogate there made the page
+    itself a 500. The seat is then shown by its number."""
+    document = _corpus("faulty/trick_not_following_diamonds.json")
+    document["players"][3] = "dave\udfff"
+
+    response = _upload(signed_in, document)
+
+    assert response.status_code == 200
+    text = _page_text(response)
+    assert "seat 4 played KS but holds a diamond and diamonds were led" in text
+    assert _nothing_stored()
+
+
+def test_the_fault_shown_quotes_a_huge_value_shortened(signed_in):
+    """An unknown variant of 200 000 letters was quoted in full, twice: the page stays small."""
+    document = _corpus("valid/hokm4_no_hands.json")
+    document["variant"] = "x" * 200_000
+
+    response = _upload(signed_in, document)
+
+    assert response.status_code == 200
+    assert len(response.content) < 50_000
+    assert "unknown variant" in _page_text(response)
+    assert _checker_verdict(response)["error"].endswith("…")
+    assert _nothing_stored()
