@@ -15,7 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_htmx.http import HttpResponseClientRedirect
 
 from games.engine import DEFAULT_TARGET, VARIANTS
@@ -45,7 +45,7 @@ from games.tables import (
 INVITED_SESSION_LIMIT = 50
 
 
-@require_GET
+@require_safe
 def lobby(request: HttpRequest) -> HttpResponse:
     return render(
         request,
@@ -62,7 +62,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def table_create_view(request: HttpRequest) -> HttpResponse:
     # Bound on every POST, even an empty one: that must show what is missing, not a fresh form.
     form = TableForm(request.POST if request.method == "POST" else None)
@@ -78,12 +78,12 @@ def table_create_view(request: HttpRequest) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     return _table_page(request, _visible_table(request, table_id))
 
 
-@require_GET
+@require_safe
 def table_invite(request: HttpRequest, code: str) -> HttpResponse:
     table = table_for_invite(code)
     if table is None:

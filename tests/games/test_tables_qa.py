@@ -356,3 +356,23 @@ def test_a_table_name_with_control_characters_is_refused(name):
     assert response.status_code == 200
     assert "invisible characters" in response.context["form"].errors["name"][0]
     assert not Table.objects.exists()
+
+
+# -- methods -------------------------------------------------------------------------------------
+
+
+def test_the_lobby_and_table_pages_answer_head_as_get_does():
+    # RFC 9110 9.1: a general-purpose server supports GET and HEAD (the match page already does).
+    table = open_table(is_private=True, turn_clock_seconds=None)
+    client = Client()
+    for url in (
+        reverse("games:lobby"),
+        detail_url(open_table()),
+        reverse("games:table_invite", args=[table.invite_code]),
+    ):
+        get, head = client.get(url), client.head(url)
+        assert get.status_code == head.status_code == 200, url
+        assert head.content == b""
+    assert client.post(reverse("games:lobby")).status_code == 405
+    client.force_login(UserFactory())
+    assert client.head(reverse("games:table_create")).status_code == 200
