@@ -9,14 +9,18 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
 from django.db import connection
 from django.test import Client
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils import timezone
 
 from accounts.models import Sanction, User
 from accounts.tokens import token_create
 from games import tables
+from games.lobby_consumers import TableConsumer
 from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
 from games.tables import (
     NAME_MAX_LENGTH,
@@ -33,6 +37,8 @@ from games.tables import (
 from tests.games.factories import UserFactory, api_match_start, open_table
 
 pytestmark = pytest.mark.django_db
+
+db = database_sync_to_async
 
 
 def logged_in(user: Any) -> Client:
@@ -376,3 +382,26 @@ def test_the_lobby_and_table_pages_answer_head_as_get_does():
     assert client.post(reverse("games:lobby")).status_code == 405
     client.force_login(UserFactory())
     assert client.head(reverse("games:table_create")).status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_strangers_table_socket_does_not_send_him_to_a_match_he_may_not_watch(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    table = await db(open_table)(variant="hokm2", allow_spectators=False)
+    stranger = await db(UserFactory)()
+    router = URLRouter([path("ws/table/<int:table_id>/", TableConsumer.as_asgi())])
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await router({**scope, "user": stranger, "session": {}}, receive, send)
+
+    watcher = WebsocketCommunicator(app, f"/ws/table/{table.pk}/")
+    assert (await watcher.connect())[0]
+    await watcher.receive_from()
+
+    match = await db(table_join_seat)(table=table, user=await db(UserFactory)(), seat_index=1)
+    fragment = await watcher.receive_from()
+
+    assert "data-redirect" not in fragment
+    assert f"/match/{match.pk}/" not in fragment
+    assert "This table does not allow spectators." in fragment
+    await watcher.disconnect()
