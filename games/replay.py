@@ -269,7 +269,8 @@ def _result_data(state: HandState, *, sides: list[ReplaySide]) -> dict[str, Any]
 
 
 def _match_result(match: Match, sides: list[ReplaySide]) -> str | None:
-    if match.status != Match.Status.FINISHED or match.winner_side is None:
+    # A match a moderator voided has no result, as on its summary and in the history.
+    if match.status != Match.Status.FINISHED or match.winner_side is None or match.voided:
         return None
     if not 0 <= match.winner_side < len(sides):
         return None

@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from games.models import Hand, Match, MatchSeat
-from tests.games.factories import UserFactory
+from tests.games.factories import MatchFactory, UserFactory, match_play
 
 pytestmark = pytest.mark.django_db
 
@@ -165,3 +165,39 @@ def test_the_fault_shown_quotes_a_huge_value_shortened(signed_in):
     assert "unknown variant" in _page_text(response)
     assert _checker_verdict(response)["error"].endswith("…")
     assert _nothing_stored()
+
+
+# -- the replay of a voided match ----------------------------------------------------------------
+
+
+def _replay_page(client, match: Match) -> str:
+    return client.get(reverse("games:replay", kwargs={"match_id": match.pk})).content.decode()
+
+
+def _replay_data(html: str) -> dict:
+    found = re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', html)
+    return json.loads(found.group(1))
+
+
+def test_replay_of_a_voided_match_names_no_winner_R7_1(client):
+    """A moderator's void takes the result away (as on the summary and in the history): the
+    replay no longer says who won the match, and says why."""
+    match = MatchFactory(variant="hokm4", target=1, seed=31)
+    match_play(match, rng_seed=31)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.winner_side is not None
+    assert _replay_data(_replay_page(client, match))["match_result"]
+
+    Match.objects.filter(pk=match.pk).update(voided=True)
+    html = _replay_page(client, match)
+
+    data = _replay_data(html)
+    assert data["match_result"] is None
+    assert "won the match" not in _page_text_of(html)
+    assert "A moderator voided this match" in _page_text_of(html)
+    # The hands themselves stay as they were played, face up (R8.3).
+    assert data["revealed"] is True and data["hands"][0]["result"] is not None
+
+
+def _page_text_of(html: str) -> str:
+    return unescape(re.sub(r"<[^>]+>", " ", html))
