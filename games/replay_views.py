@@ -75,7 +75,8 @@ class FaultShown:
 
 
 _PREFIX = re.compile(r"^hand \d+(?:, trick \d+)?: ")
-_SEAT = re.compile(r"\bseat (\d+)\b")
+#: A seat or a hand the engine names in its message, counted from 0 as in the file.
+_COUNTED = re.compile(r"\b(seat|hand) (\d+)\b")
 #: The longest fault message shown: the engine quotes what it could not read (a card text, a
 #: variant name), which a record may make a megabyte long.
 MESSAGE_SHOWN_MAX = 300
@@ -97,6 +98,12 @@ def record_fault_shown(fault: RecordImportError, document: Any) -> FaultShown:
                 return _("%(name)s (seat %(number)s)") % {"name": name.strip(), "number": number}
         return _("seat %(number)s") % {"number": number}
 
+    def counted(what: str, index: int) -> str:
+        if what == "seat":
+            return seat_name(index)
+        # In the engine's own words (its message is shown in English), counted from 1.
+        return f"hand {index + 1}"
+
     where = []
     if fault.hand is not None:
         where.append(_("hand %(number)s") % {"number": fault.hand + 1})
@@ -104,9 +111,11 @@ def record_fault_shown(fault: RecordImportError, document: Any) -> FaultShown:
         where.append(_("trick %(number)s") % {"number": fault.trick + 1})
     if fault.seat is not None:
         where.append(seat_name(fault.seat))
-    # The engine's message counts from 0 as the file does; the location above says it already.
+    # The engine's message counts from 0 as the file does: the location above says where it is
+    # already, and the hands and seats it names besides are counted from 1 and named here, in
+    # one pass, so that a player's name put in is not read again.
     message = _PREFIX.sub("", _shortened(fault.message))
-    message = _SEAT.sub(lambda found: seat_name(int(found.group(1))), message)
+    message = _COUNTED.sub(lambda found: counted(found.group(1), int(found.group(2))), message)
     checker = json.dumps(fault.to_json() | {"error": _shortened(fault.message)}, ensure_ascii=False)
     return FaultShown(where=where, message=message, checker=checker)
 

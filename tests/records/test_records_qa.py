@@ -201,3 +201,29 @@ def test_replay_of_a_voided_match_names_no_winner_R7_1(client):
 
 def _page_text_of(html: str) -> str:
     return unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+# -- the fault as people count ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("hand_after_match_decided.json", "hand 2 is played after the match was decided"),
+        ("hand_after_unfinished_hand.json", "hand 3 comes after hand 2, which was not played"),
+    ],
+)
+def test_hands_named_in_the_fault_are_counted_from_1_as_its_place_is(signed_in, name, says):
+    """The page says "Where: hand 2" and the message said "hand 1 is played after the match was
+    decided" (the file's count from 0) about the same hand: both count from 1 now (R7.1)."""
+    document = _corpus(f"faulty/{name}")
+    expected = _corpus(f"faulty/{name.replace('.json', '.expected.json')}")
+
+    response = _upload(signed_in, document)
+
+    text = _page_text(response)
+    assert re.search(rf"Where:\s*hand {expected['hand'] + 1}\s*What is wrong:", text)
+    assert says in re.sub(r"\s+", " ", text)
+    # The checker's own verdict keeps the file's count, as hokm_check prints it.
+    assert _checker_verdict(response)["hand"] == expected["hand"]
+    assert _nothing_stored()
