@@ -47,8 +47,17 @@ def scope_language(scope: dict[str, Any]) -> str:
 
 
 def scope_site_url(scope: dict[str, Any]) -> str:
-    """``scheme://host`` of the page that opened the socket, for absolute links (invites)."""
+    """``scheme://host`` of the page that opened the socket, for absolute links (invites).
+
+    That is the handshake's ``Origin``, which a browser always sends (and which the origin check
+    of ``hokm_site.websocket_security`` held against ``ALLOWED_HOSTS``). The socket's own scheme
+    is not: behind a proxy that ends TLS (docs/operations.md) daphne sees ``ws`` for a page
+    served over https, and the invite link would turn into an http one on the first update.
+    """
     headers = dict(scope.get("headers") or [])
+    origin = headers.get(b"origin", b"").decode("latin-1").rstrip("/")
+    if origin.startswith(("https://", "http://")):
+        return origin
     host = headers.get(b"host", b"").decode("latin-1")
     scheme = "https" if scope.get("scheme") == "wss" else "http"
     return f"{scheme}://{host}" if host else ""

@@ -20,7 +20,7 @@ from django.utils import timezone
 from accounts.models import Sanction, User
 from accounts.tokens import token_create
 from games import tables
-from games.lobby_consumers import TableConsumer
+from games.lobby_consumers import TableConsumer, scope_site_url
 from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
 from games.tables import (
     NAME_MAX_LENGTH,
@@ -405,3 +405,22 @@ async def test_a_strangers_table_socket_does_not_send_him_to_a_match_he_may_not_
     assert f"/match/{match.pk}/" not in fragment
     assert "This table does not allow spectators." in fragment
     await watcher.disconnect()
+
+
+# -- the invite link over the socket -------------------------------------------------------------
+
+
+def test_the_invite_link_sent_over_the_socket_keeps_the_pages_https_behind_a_proxy():
+    # nginx ends TLS and daphne runs without --proxy-headers (docs/operations.md): the socket's
+    # scheme is ws, while the page, and its Origin, are https.
+    scope = {
+        "scheme": "ws",
+        "headers": [(b"host", b"hokm.example"), (b"origin", b"https://hokm.example")],
+    }
+
+    assert scope_site_url(scope) == "https://hokm.example"
+    # Without an Origin (no browser), the host and the socket's scheme still do.
+    assert scope_site_url({"scheme": "wss", "headers": [(b"host", b"hokm.example")]}) == (
+        "https://hokm.example"
+    )
+    assert scope_site_url({"scheme": "ws", "headers": [(b"origin", b"null")]}) == ""
