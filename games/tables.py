@@ -15,6 +15,7 @@ the table's, say who plays (docs/storage.md).
 from __future__ import annotations
 
 import logging
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -578,9 +579,17 @@ def lobby_tables(*, limit: int = LOBBY_LIMIT) -> list[TableView]:
     return [table_view(table=table, viewer=None, seats=table.seats.all()) for table in tables]
 
 
+#: What an invite code can look like (``games.models.new_invite_code``: URL-safe base64).
+_INVITE_CODE = re.compile(rf"[A-Za-z0-9_-]{{1,{Table._meta.get_field('invite_code').max_length}}}")
+
+
 def table_for_invite(code: str) -> Table | None:
-    """The table a private invite link leads to, or None for an unknown code."""
-    if not code:
+    """The table a private invite link leads to, or None for an unknown code.
+
+    A code that no invite link can hold is not looked up: PostgreSQL refuses a text with NUL
+    (``/invite/%00/``) with an error instead of finding nothing.
+    """
+    if not _INVITE_CODE.fullmatch(code):
         return None
     return Table.objects.filter(invite_code=code).first()
 

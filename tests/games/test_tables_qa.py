@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from datetime import timedelta
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 from channels.db import database_sync_to_async
@@ -23,12 +24,14 @@ from games import tables
 from games.lobby_consumers import TableConsumer, scope_site_url
 from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
 from games.tables import (
+    INVITED_SESSION_KEY,
     NAME_MAX_LENGTH,
     TABLES_PER_WINDOW,
     TABLES_WINDOW,
     TableError,
     TooManyTablesError,
     play_against_computer,
+    table_for_invite,
     table_join_seat,
     table_leave_seat,
     table_start,
@@ -424,3 +427,20 @@ def test_the_invite_link_sent_over_the_socket_keeps_the_pages_https_behind_a_pro
         "https://hokm.example"
     )
     assert scope_site_url({"scheme": "ws", "headers": [(b"origin", b"null")]}) == ""
+
+
+# -- invite codes no link can hold ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", ["%00", "abc%00def", "%C3%A9t%C3%A9", "x" * 33])
+def test_an_invite_code_no_link_can_hold_is_a_404_without_a_lookup(code, django_assert_num_queries):
+    # PostgreSQL refuses a text holding NUL with an error (a 500) instead of finding nothing.
+    open_table(is_private=True, turn_clock_seconds=None)
+    client = Client(raise_request_exception=False)
+
+    with django_assert_num_queries(0):
+        assert table_for_invite(unquote(code)) is None
+    response = client.get(f"/invite/{code}/")
+
+    assert response.status_code == 404
+    assert INVITED_SESSION_KEY not in client.session
