@@ -22,6 +22,7 @@ from games.engine.record import (
     replay_record,
 )
 from games.models import Match, MatchSeat
+from games.rendering import seat_name
 from games.selectors import hakem_draw_from_json, match_hand_states
 from games.services import (
     NAME_MAX_LENGTH,
@@ -47,13 +48,19 @@ class RecordImportError(RecordFault):
 def match_export_record(*, match: Match) -> dict[str, Any]:
     """The ``hokm-record/1`` document of a stored match, finished or not: three queries.
 
-    It holds every card of every hand, the current one included: show it to a player only when no
-    hand in it is still hidden from him (R8.3). A hand still at its trump call or draw has no
+    A computer player is named in the active language, as on the pages. It holds every card of
+    every hand, the current one included: show it to a player only when no hand in it is still
+    hidden from him (R8.3). A hand still at its trump call or draw has no
     record form yet and is left out (RECORD.md's ``cards`` are the holdings when play starts).
     """
-    players = list(
-        MatchSeat.objects.filter(match=match).order_by("index").values_list("name", flat=True)
-    )
+    # Each seat as the replay and the summary name it: a computer player's stored name carries
+    # the seat it sat down in, before any re-seating of R2.3, and RECORD.md wants play order.
+    players = [
+        seat_name(seat)
+        for seat in MatchSeat.objects.filter(match=match)
+        .order_by("index")
+        .only("index", "name", "computer_level")
+    ]
     return build_record(
         variant=get_variant(match.variant),
         target=match.target,

@@ -16,6 +16,9 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from games.models import Hand, Match, MatchSeat
+from games.records import match_export_record, record_check
+from games.services import SeatSpec
+from games.tables import computer_player_name
 from tests.games.factories import MatchFactory, UserFactory, match_play
 
 pytestmark = pytest.mark.django_db
@@ -227,3 +230,26 @@ def test_hands_named_in_the_fault_are_counted_from_1_as_its_place_is(signed_in, 
     # The checker's own verdict keeps the file's count, as hokm_check prints it.
     assert _checker_verdict(response)["hand"] == expected["hand"]
     assert _nothing_stored()
+
+
+# -- the names in an exported record -------------------------------------------------------------
+
+
+def test_export_names_computer_players_by_their_seat_after_the_partner_draw_R2_3():
+    """RECORD.md: ``players`` are in play order after the re-seating of R2.3. A computer player's
+    stored name carries the seat it sat down in; the export gave "Computer (hard, seat 2)" for
+    seat 1 and the other way round. It now names each seat as the replay does."""
+    seats = [
+        SeatSpec(name=computer_player_name(level="hard", index=i), computer_level="hard")
+        for i in range(4)
+    ]
+    match = MatchFactory(variant="hokm4", target=1, seed=41, partner_draw=True, seats=seats)
+    stored = list(match.seats.order_by("index").values_list("name", flat=True))
+    # Seed 41 swaps the first two seats (R2.3).
+    assert stored[:2] == [computer_player_name(level="hard", index=i) for i in (1, 0)]
+    match_play(match, rng_seed=41)
+
+    document = match_export_record(match=match)
+
+    assert document["players"] == [computer_player_name(level="hard", index=i) for i in range(4)]
+    assert record_check(document)["valid"] is True
