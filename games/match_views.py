@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_POST, require_safe
 
 from games.access import match_existence_secret, match_viewable_in
 from games.chat import QUICK_PHRASES, chat_recent, phrase_text
 from games.models import Match, MatchSeat
 from games.presence import presence_of
+from games.rematch import match_rematch, rematch_possible
 from games.rendering import chat_lines, play_again, render_table
 from games.selectors import match_position
+from games.tables import TableError
 
 
 def match_viewer_seat(*, seats: list[MatchSeat], user: object) -> int | None:
@@ -50,7 +54,23 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "table": table,
         "seat": seat,
         "play_again": play_again(match=match, seats=seats, seat=seat),
+        "rematch_possible": rematch_possible(match=match, seats=seats, seat=seat),
         "chat_lines": chat_lines(chat_recent(match=match), seat=seat),
         "chat_phrases": [(code, phrase_text(code)) for code in QUICK_PHRASES],
     }
     return render(request, "games/match.html", context)
+
+
+@login_required
+@require_POST
+def match_rematch_view(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The end-of-match banner's "Rematch" / "Join the rematch": to the rematch table's page
+    (which sends him on to its match once it has started)."""
+    # 404 to anyone who did not play it, as for a match he may not see.
+    match = get_object_or_404(Match, pk=match_id, seats__user=request.user)
+    try:
+        table = match_rematch(match=match, user=request.user)
+    except TableError as error:
+        messages.error(request, error.message)
+        return redirect("games:match", match_id=match.pk)
+    return redirect("games:table_detail", table_id=table.pk)

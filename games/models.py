@@ -226,6 +226,15 @@ class Match(models.Model):
     # When the worker (games.autoplay) should next look at the match: a computer player's move,
     # the next deal, or the end of a person's turn clock. Stored, so a restart loses nothing.
     step_at = models.DateTimeField(_("next automatic step"), null=True, blank=True)
+    # The table its players opened to play again together once it was over (games.rematch).
+    rematch_table = models.ForeignKey(
+        Table,
+        verbose_name=_("rematch table"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="rematch_of",
+    )
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)

@@ -289,6 +289,7 @@ def table_context(
 ) -> dict[str, Any]:
     """Everything ``games/_table.html`` shows, built from ``match_view(state, seat)`` only, and
     of the seats their names, who is there (``presence``) and the running turn clock."""
+    from games.rematch import rematch_offer
     from games.services import match_clock
 
     data = match_view(state, seat)
@@ -404,6 +405,7 @@ def table_context(
         "your_status": rows[seat].status if seat is not None and seat in rows else None,
         "can_leave": seat is not None and not data["over"] and match.status == "playing",
         "play_again": data["over"] and play_again(match=match, seats=seats, seat=seat) is not None,
+        "rematch": rematch_offer(match=match, seats=seats, seat=seat) if data["over"] else None,
     }
 
 

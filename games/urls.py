@@ -20,6 +20,7 @@ urlpatterns = [
     path("invite/<str:code>/", views.table_invite, name="table_invite"),
     path("play/computer/", views.play_computer, name="play_computer"),
     path("match/<int:match_id>/", match_views.match_page, name="match"),
+    path("match/<int:match_id>/rematch/", match_views.match_rematch_view, name="match_rematch"),
     path("history/", history_views.my_games, name="my_games"),
     path("match/<int:match_id>/summary/", history_views.match_summary, name="match_summary"),
     path("match/<int:match_id>/record/", history_views.match_record_download, name="match_record"),
