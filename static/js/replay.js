@@ -519,6 +519,7 @@
       button.disabled = true;
     });
     el.caption.textContent = text.no_hands;
+    root.classList.add("is-ready");
     return;
   }
 

@@ -253,3 +253,21 @@ def test_export_names_computer_players_by_their_seat_after_the_partner_draw_R2_3
 
     assert document["players"] == [computer_player_name(level="hard", index=i) for i in range(4)]
     assert record_check(document)["valid"] is True
+
+
+# -- a match with no hand --------------------------------------------------------------------------
+
+
+def test_replay_of_a_match_with_no_hand_does_not_count_a_first_hand(signed_in):
+    """A record with ``"hands": []`` is valid (RECORD.md): its replay said "Hand 1 of 0" and
+    "The replay opens at the deal of the first hand", where there is none."""
+    response = _upload(signed_in, _corpus("valid/hokm4_no_hands.json"))
+    assert response.status_code == 302
+
+    html = signed_in.get(response["Location"]).content.decode()
+
+    text = _page_text_of(html)
+    assert "Hand 1 of 0" not in text
+    assert "the deal of the first hand" not in text
+    assert "No hand has been dealt." in text
+    assert _replay_data(html)["hands"] == []
