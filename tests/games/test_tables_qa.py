@@ -444,3 +444,28 @@ def test_an_invite_code_no_link_can_hold_is_a_404_without_a_lookup(code, django_
 
     assert response.status_code == 404
     assert INVITED_SESSION_KEY not in client.session
+
+
+# -- forged ids ----------------------------------------------------------------------------------
+
+
+def test_forged_table_ids_answer_404_and_forged_seats_a_reason():
+    # Past the database's integer range too (PostgreSQL's bigint): a 404, never a 500.
+    table = open_table()
+    client = logged_in(UserFactory())
+    client.raise_request_exception = False
+    huge = 10**30
+    for method, url in (
+        ("get", f"/tables/{huge}/"),
+        ("post", f"/tables/{huge}/seats/1/join/"),
+        ("post", f"/tables/{huge}/leave/"),
+        ("post", f"/tables/{huge}/start/"),
+    ):
+        assert getattr(client, method)(url).status_code == 404, url
+    before = snapshot(table)
+
+    response = client.post(f"/tables/{table.pk}/seats/{huge}/join/", headers={"HX-Request": "true"})
+
+    assert response.status_code == 200
+    assert f"This table has no seat {huge + 1}." in response.content.decode()
+    assert snapshot(table) == before
