@@ -8,7 +8,7 @@ its hands are stored by the same helpers that store live play.
 from __future__ import annotations
 
 import unicodedata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from django.db import transaction
 from django.utils import timezone
@@ -68,6 +68,12 @@ def match_export_record(*, match: Match) -> dict[str, Any]:
         draw=hakem_draw_from_json(match.hakem_draw),
         hands=match_hand_states(match=match),
     )
+
+
+def json_constant_refuse(name: str) -> NoReturn:
+    """``json.loads`` reads ``NaN``, ``Infinity`` and ``-Infinity``, which JSON has not (RFC 8259):
+    a record holding one is not JSON."""
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def record_replay(document: object) -> RecordReplay:

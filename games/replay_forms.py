@@ -14,6 +14,8 @@ from django import forms
 from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext_lazy as _
 
+from games.records import json_constant_refuse
+
 #: The largest record accepted, in bytes (1 MB): a whole 21-point match is far below 200 kB.
 RECORD_MAX_BYTES = 1024 * 1024
 
@@ -97,7 +99,7 @@ def record_document_parse(raw: bytes) -> Any:
     if not text.strip():
         raise forms.ValidationError(_("The record is empty."), code="empty")
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=json_constant_refuse)
     except json.JSONDecodeError as error:
         raise forms.ValidationError(
             _("The record is not JSON: %(problem)s at line %(line)s, column %(column)s.")
@@ -110,7 +112,7 @@ def record_document_parse(raw: bytes) -> Any:
             code="too_deep",
         ) from None
     except ValueError as error:
-        # Numbers too long to read, for instance.
+        # Numbers too long to read, or NaN, for instance.
         raise forms.ValidationError(
             _("The record is not JSON: %(problem)s.") % {"problem": error},
             code="not_json",

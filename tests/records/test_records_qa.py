@@ -271,3 +271,39 @@ def test_replay_of_a_match_with_no_hand_does_not_count_a_first_hand(signed_in):
     assert "the deal of the first hand" not in text
     assert "No hand has been dealt." in text
     assert _replay_data(html)["hands"] == []
+
+
+# -- NaN and Infinity are not JSON -----------------------------------------------------------------
+
+
+def _with_constant(constant: str) -> bytes:
+    text = json.dumps(_corpus("valid/hokm4_match_target7.json"))
+    return text.replace('"format":', f'"note": {constant}, "format":', 1).encode()
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_import_refuses_nan_and_infinity_as_not_json(signed_in, constant):
+    """RECORD.md's "not JSON" fault: Python's reader takes these words, JSON (RFC 8259) has not,
+    so a record holding one, even under a key the format ignores, was imported."""
+    response = signed_in.post(
+        IMPORT_URL,
+        {"file": SimpleUploadedFile("r.json", _with_constant(constant), "application/json")},
+    )
+
+    assert response.status_code == 200
+    assert f"The record is not JSON: {constant} is not a JSON value" in _page_text(response)
+    assert _nothing_stored()
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_hokm_check_refuses_nan_and_infinity_as_not_json(tmp_path, constant):
+    path = tmp_path / "record.json"
+    path.write_bytes(_with_constant(constant))
+    out = io.StringIO()
+    with pytest.raises(SystemExit) as exit:
+        call_command("hokm_check", str(path), stdout=out)
+
+    assert exit.value.code == 1
+    verdict = json.loads(out.getvalue())
+    assert verdict["valid"] is False and "not JSON" in verdict["error"]
+    assert (verdict["hand"], verdict["trick"], verdict["seat"]) == (None, None, None)

@@ -12,8 +12,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from games.engine.record import RecordFault, load_record
-from games.records import record_check
+from games.engine.record import RecordFault
+from games.records import json_constant_refuse, record_check
 
 
 class Command(BaseCommand):
@@ -47,7 +47,8 @@ def check_file(path: str) -> dict[str, Any]:
     except UnicodeDecodeError:
         return RecordFault("the record is not UTF-8 text").to_json()
     try:
-        document = load_record(text)
-    except RecordFault as fault:
-        return fault.to_json()
+        # Not the engine's load_record: it reads NaN and Infinity, which JSON has not.
+        document = json.loads(text, parse_constant=json_constant_refuse)
+    except (ValueError, RecursionError) as error:
+        return RecordFault(f"the record is not JSON: {error}").to_json()
     return record_check(document)
