@@ -68,6 +68,8 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     # After sessions (it reads the chosen language) and before CommonMiddleware (URL handling).
     "django.middleware.locale.LocaleMiddleware",
+    # Before any view or lookup: a NUL in the address is a 400, not a database error.
+    "hokm_site.null_characters.NullCharacterMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
