@@ -50,8 +50,8 @@ def match_export_record(*, match: Match) -> dict[str, Any]:
 
     A computer player is named in the active language, as on the pages. It holds every card of
     every hand, the current one included: show it to a player only when no hand in it is still
-    hidden from him (R8.3). A hand still at its trump call or draw has no
-    record form yet and is left out (RECORD.md's ``cards`` are the holdings when play starts).
+    hidden from him (R8.3). A hand still at its trump call or draw has no record form yet and is
+    left out (RECORD.md's ``cards`` are the holdings when play starts).
     """
     # Each seat as the replay and the summary name it: a computer player's stored name carries
     # the seat it sat down in, before any re-seating of R2.3, and RECORD.md wants play order.
