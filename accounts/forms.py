@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from allauth.account.forms import SignupForm as AllauthSignupForm
@@ -9,7 +10,10 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 
-from accounts.invisible_characters import validate_no_invisible_characters
+from accounts.invisible_characters import (
+    INVISIBLE_CHARACTERS_MESSAGE,
+    validate_no_invisible_characters,
+)
 from accounts.models import ApiToken, User
 from accounts.usernames import (
     USERNAME_MAX_LENGTH,
@@ -74,6 +78,10 @@ class DisplayNameForm(forms.ModelForm):
     def clean_display_name(self) -> str:
         value = " ".join(self.cleaned_data["display_name"].split())
         validate_no_invisible_characters(value)
+        if any(unicodedata.category(c) == "Cc" for c in value):
+            # A bell or an escape left once the spaces are squeezed: it draws nothing (a name of
+            # them alone would look empty), as table names refuse (games.tables).
+            raise forms.ValidationError(INVISIBLE_CHARACTERS_MESSAGE, code="control_characters")
         if value and not self.instance.is_staff:
             validate_no_reserved_word(value)
         if value and self._taken_by_another(value):

@@ -166,6 +166,22 @@ def test_settings_refuse_a_staff_display_name() -> None:
     assert roya.display_name == ""
 
 
+@pytest.mark.parametrize("name", ["Roya\x07Karimi", "\x01\x02", "Roya\x1b[31m", "Ro\x7fya"])
+def test_settings_refuse_a_display_name_with_control_characters(name: str) -> None:
+    """A bell or an escape draws nothing: a name of them alone would look empty at a table (as
+    table names refuse them); the spaces among them are squeezed, the rest refused."""
+    roya = make_player("roya")
+    client = Client()
+    client.force_login(roya)
+
+    response = client.post(reverse("accounts:settings"), {"display_name": name})
+
+    assert response.status_code == 400
+    assert "invisible characters" in response.content.decode()
+    roya.refresh_from_db()
+    assert roya.display_name == ""
+
+
 def _zed_beside(username: str, display_name: str) -> tuple[User, Client]:
     """Zed, signed in, and another player ``username`` who goes by ``display_name``."""
     make_player(username, display_name=display_name)
