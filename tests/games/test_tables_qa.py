@@ -442,7 +442,8 @@ def test_an_invite_code_no_link_can_hold_is_a_404_without_a_lookup(code, django_
         assert table_for_invite(unquote(code)) is None
     response = client.get(f"/invite/{code}/")
 
-    assert response.status_code == 404
+    # A NUL in any address is a 400 before any view (hokm_site.null_characters).
+    assert response.status_code == (400 if "%00" in code else 404)
     assert INVITED_SESSION_KEY not in client.session
 
 
