@@ -4,8 +4,10 @@ One rule for every page and socket that shows a match, live or after the fact: a
 match may always see it; anyone else where its table lets spectators in (a private table's only
 with its invite link opened in this browser); an imported match only its importer; a match whose
 table was deleted only its players. Staff see all.
-Hands are shown face up only once the match is over, to everyone, players included: while it is
-being played only the cards played are public (R8.3).
+A hand is shown face up once it is over, to everyone who may see the match, players included;
+of the hand in play only the cards played are public (R8.3: "finished hands become fully
+visible in history and replay"). The record, which holds the hand in play, waits for the end of
+the match.
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ def match_existence_secret(match: Match) -> bool:
 
 
 def match_revealed(match: Match) -> bool:
-    """Whether the match's hands may be shown face up: only once it is no longer being played."""
+    """Whether every hand of the match may be shown face up, the last one too: once it is no
+    longer being played (before that, only its finished hands: ``games.replay.replay_build``)."""
     return match.status != Match.Status.PLAYING
 
 

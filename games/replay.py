@@ -78,7 +78,8 @@ class Replay:
     sides: list[ReplaySide]
     hands: list[HandLine]
     viewer: int
-    revealed: bool
+    revealed: bool  # the match is over: every hand face up, the unfinished one too
+    shows_cards: bool  # some hand is face up (a finished hand of a match still played, R8.3)
     variant_title: str
 
 
@@ -94,9 +95,10 @@ def replay_build(
     """The replay of ``match`` from the engine states of its hands, in order
     (``games.selectors.match_hand_states``).
 
-    ``revealed`` (``games.access.match_revealed``) puts each seat's cards in the data; without it
-    only the cards played are there (R8.3). ``viewer`` is the seat drawn at the bottom of the
-    table, ``you`` the signed-in player's seat, if any.
+    ``revealed`` (``games.access.match_revealed``) puts each seat's cards of every hand in the
+    data; without it only those of the finished hands, and of the hand in play only the cards
+    played (R8.3: finished hands become fully visible in history and replay). ``viewer`` is the
+    seat drawn at the bottom of the table, ``you`` the signed-in player's seat, if any.
     """
     variant = get_variant(match.variant)
     names = {seat.index: seat_name(seat) for seat in seats}
@@ -140,7 +142,8 @@ def replay_build(
         result = state.result
         if result is not None:
             scores[result.winner] += result.points
-        hand = _hand_data(state, variant=variant, revealed=revealed, sides=sides)
+        face_up = revealed or state.result is not None
+        hand = _hand_data(state, variant=variant, revealed=face_up, sides=sides)
         hand["number"] = number + 1
         hand["score_before"] = before
         hand["score_after"] = list(scores) if result is not None else None
@@ -191,6 +194,7 @@ def replay_build(
         hands=lines,
         viewer=viewer,
         revealed=revealed,
+        shows_cards=any("cards" in hand for hand in hands_data),
         variant_title=str(match.get_variant_display()),
     )
 
@@ -212,7 +216,7 @@ def _hand_data(
         for index, text in enumerate(trick["cards"]):
             played_by[(trick["leader"] + index) % n].append(Card.parse(text))
     # The cards each seat held when play began: those it played and those it still holds. Only
-    # their number is public while the match is played (R8.3).
+    # their number is public while the hand is played (R8.3).
     at_start = [played_by[s] + list(state.holdings[s]) for s in range(n)]
     data: dict[str, Any] = {
         "hakem": state.hakem,

@@ -382,40 +382,57 @@ class Audit:
         return table_version
 
     def check_history_page(self, receiver: str, text: str, *, kind: str) -> None:
-        """A replay, summary or record page while the match is played: of every hand only the
-        cards played by now, hand by hand where the page says which hand (R8.3)."""
+        """A replay, summary or record page while the match is played: every card of a finished
+        hand (R8.3: finished hands become fully visible), of the hand in play only the cards
+        played by now, hand by hand where the page says which hand."""
         self._count(kind, text)
         moment = self.latest
         self._secrets(receiver, kind, moment, text)
         for word in sorted({w.lower() for w in SECRET_WORDS.findall(text)}):
             self._leak(receiver, kind, moment, f"the word {word!r}", text, word)
-        played_by_hand = self.played_by_hand()
+        visible_by_hand = self.visible_by_hand()
+        finished = self.finished_hands()
         found = REPLAY_DATA.search(text)
         if found:
             data = json.loads(found.group(1))
             if data["revealed"] is not False:
                 self._leak(receiver, kind, moment, "the hands face up", text, "revealed")
             for number, hand in enumerate(data["hands"]):
-                # Each seat's cards and discards go in the data once the match is over only.
-                for key in sorted(set(hand) & (SECRET_KEYS | {"cards"})):
+                # Each seat's cards and discards go in the data once the hand is over only.
+                secret = SECRET_KEYS - ({"discards"} if number in finished else set())
+                keys = secret | (set() if number in finished else {"cards"})
+                for key in sorted(set(hand) & keys):
                     self._leak(receiver, kind, moment, f"the field {key!r}", text, f'"{key}"')
                 shown = {card for trick in hand["tricks"] for card in trick["cards"]}
-                allowed = played_by_hand.get(number, frozenset())
+                shown |= {card for cards in hand.get("cards", []) for card in cards}
+                for pile in hand.get("discards", []):
+                    shown |= {*pile["discarded"], *pile["thrown"]}
+                allowed = visible_by_hand.get(number, frozenset())
                 self.cards_seen[f"{kind} (hand data)"] += len(shown)
                 for card in sorted(shown - allowed):
                     self._leak(
                         receiver, kind, moment, f"the card {card} of hand {number}", text, card
                     )
-        public = frozenset().union(*played_by_hand.values())
+        public = frozenset().union(*visible_by_hand.values())
         self._cards(receiver, kind, moment, text, public)
 
     def check_unchecked(self, kind: str, text: str) -> None:
         """Count a message that may show every card (a match over: R8.3, the record)."""
         self._count(kind, text)
 
-    def played_by_hand(self) -> dict[int, frozenset[str]]:
-        """The cards played in each hand so far (the latest moment of each hand)."""
+    def finished_hands(self) -> set[int]:
+        """The hands over by now: every hand before the latest, and the latest once decided."""
+        latest = self.latest
+        return set(range(latest.hand)) | ({latest.hand} if latest.phase == "done" else set())
+
+    def visible_by_hand(self) -> dict[int, frozenset[str]]:
+        """What a history page may show of each hand now: of a finished hand every card dealt to
+        a seat (all seats' sight at its last moment), of the hand in play the cards played."""
         latest: dict[int, Moment] = {}
         for version in sorted(self.moments):
             latest[self.moments[version].hand] = self.moments[version]
-        return {number: moment.played for number, moment in latest.items()}
+        finished = self.finished_hands()
+        return {
+            number: frozenset().union(*moment.seats) if number in finished else moment.played
+            for number, moment in latest.items()
+        }

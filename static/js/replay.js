@@ -63,6 +63,7 @@
     trumpName: root.querySelector("[data-trump-name]"),
     viewer: root.querySelector("[data-viewer-select]"),
     discards: root.querySelector("[data-discards]"),
+    discardsBox: root.querySelector("[data-discards-box]"),
     seats: Array.from(root.querySelectorAll("[data-seat]")),
     sides: Array.from(root.querySelectorAll("[data-side]")),
     buttons: Array.from(root.querySelectorAll("[data-go]")),
@@ -378,7 +379,13 @@
   }
 
   function drawDiscards(hand) {
-    if (!el.discards || !hand.discards) {
+    if (!el.discards) {
+      return;
+    }
+    // A hand still in play keeps its discards hidden (R3.5, R8.3): no box, not the last one's.
+    el.discardsBox.hidden = !hand.discards;
+    if (!hand.discards) {
+      el.discards.replaceChildren();
       return;
     }
     const fragment = document.createDocumentFragment();

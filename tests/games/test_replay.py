@@ -232,25 +232,39 @@ def test_unfinished_match_shows_no_hidden_card_to_its_players_or_anyone_R8_3(
         assert data["hands"][0]["counts"] == [13, 13, 13, 13]
 
 
-def test_unfinished_match_at_a_later_hand_names_only_cards_played(client):
-    """Past hands of a match still being played stay face down too: the page names only cards
-    that were played, hand by hand, and no hand is replayable past its last card."""
+def test_unfinished_match_shows_finished_hands_face_up_and_only_cards_played_of_the_next_R8_3(
+    client,
+):
+    """R8.3: finished hands become fully visible in history and replay, while the match goes
+    on; of the hand in play the page names only the cards played, and it is replayable to its
+    last card only."""
     match = _seated("hokm4", target=7)
     played = match_play(
         match, rng_seed=6, until=lambda s: s.hand_number == 2 and len(s.hand.current) == 3
     )
     html = client.get(_url(match)).content.decode()
     data = _page_data(html)
-    assert len(data["hands"]) == 3
-    for row, state in zip(data["hands"], played.hands, strict=True):
-        assert "cards" not in row
+    assert len(data["hands"]) == 3 and data["revealed"] is False
+    for number, (row, state) in enumerate(zip(data["hands"], played.hands, strict=True)):
         named = [card for trick in row["tricks"] for card in trick["cards"]]
         assert named == [c.text for t in state.tricks for c in t.cards] + [
             c.text for c in state.current
         ]
+        if number < 2:  # over: every seat's 13 cards, those not played included
+            assert state.result is not None
+            dealt = [sorted(c.text for c in state.holdings[s]) for s in range(4)]
+            for seat in range(4):
+                played_by_seat = [t.cards[(seat - t.leader) % 4].text for t in state.tricks]
+                assert sorted(row["cards"][seat]) == sorted(dealt[seat] + played_by_seat)
+                assert len(row["cards"][seat]) == 13
+        else:
+            assert "cards" not in row
     assert data["hands"][2]["tricks"][-1]["winner"] is None
-    played_anywhere = {c for row in data["hands"] for t in row["tricks"] for c in t["cards"]}
-    assert set(_faces(html)) == played_anywhere
+    shown = {c for row in data["hands"] for t in row["tricks"] for c in t["cards"]}
+    shown |= {c for row in data["hands"][:2] for cards in row["cards"] for c in cards}
+    assert set(_faces(html)) == shown
+    # Of the hand in play, nothing but its cards played: no seat's cards, no discards.
+    assert set(data["hands"][2]) & {"cards", "discards"} == set()
 
 
 def test_unfinished_match_dealt_but_not_called_shows_nothing_of_the_deal_R3_1(client):
