@@ -16,9 +16,7 @@ from django.utils import timezone
 from games.engine import get_variant, new_hand
 from games.engine.record import (
     RecordFault,
-    RecordReplay,
     build_record,
-    check_record,
     replay_record,
 )
 from games.models import Match, MatchSeat
@@ -76,46 +74,6 @@ def json_constant_refuse(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON value")
 
 
-def record_replay(document: object) -> RecordReplay:
-    """``replay_record``, with a fault rather than a crash for a document the engine trips over.
-
-    The engine compares a hand's ``trump`` with the suit letters through a set, which raises
-    ``TypeError`` for a list or an object there. Every hand before it has then passed, so the
-    first hand whose ``trump`` is such a value is the one at fault, located as the engine
-    locates a bad trump (the hand, with trick and seat null).
-    """
-    try:
-        return replay_record(document)
-    except TypeError:
-        fault = _unhashable_trump_fault(document)
-        if fault is None:
-            raise
-        raise fault from None
-
-
-def record_check(document: object) -> dict[str, Any]:
-    """The checker's verdict (``check_record``), with :func:`record_replay`'s guard."""
-    try:
-        return check_record(document)
-    except TypeError:
-        fault = _unhashable_trump_fault(document)
-        if fault is None:
-            raise
-        return fault.to_json()
-
-
-def _unhashable_trump_fault(document: object) -> RecordFault | None:
-    hands = document.get("hands") if isinstance(document, dict) else None
-    for number, hand in enumerate(hands if isinstance(hands, list) else ()):
-        if isinstance(hand, dict) and isinstance(hand.get("trump"), list | dict):
-            return RecordFault(
-                f'hand {number}: "trump" must be one of S, H, D, C, not a '
-                f"{'list' if isinstance(hand['trump'], list) else 'JSON object'}",
-                hand=number,
-            )
-    return None
-
-
 def name_shown_safely(name: str) -> bool:
     """Whether a record's player name may go into a page as it is: one that could be stored."""
     return len(name) <= NAME_MAX_LENGTH and _name_fault(name) is None
@@ -142,7 +100,7 @@ def match_import_record(*, document: object, imported_by: AbstractBaseUser | Non
     and no players behind it, an imported match is never played on.
     """
     try:
-        replay = record_replay(document)
+        replay = replay_record(document)
     except RecordFault as fault:
         raise RecordImportError(
             fault.message, hand=fault.hand, trick=fault.trick, seat=fault.seat

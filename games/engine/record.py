@@ -278,7 +278,8 @@ def _replay_hand(
         _card_list(seat_cards, f'"cards"[{s}]', fault) for s, seat_cards in enumerate(cards)
     ]
     trump_text = data.get("trump")
-    if trump_text not in {s.value for s in Suit}:
+    # A list or an object is no suit (and cannot be looked up in a set: no TypeError here).
+    if not isinstance(trump_text, str) or trump_text not in {s.value for s in Suit}:
         raise fault(f'"trump" must be one of S, H, D, C, not {_shown(trump_text)}')
     trump = Suit(trump_text)
     tricks = data.get("tricks")

@@ -15,8 +15,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.urls import reverse
 
+from games.engine.record import check_record
 from games.models import Hand, Match, MatchSeat
-from games.records import match_export_record, record_check
+from games.records import match_export_record
 from games.services import SeatSpec
 from games.tables import computer_player_name
 from tests.games.factories import MatchFactory, UserFactory, match_play
@@ -252,7 +253,7 @@ def test_export_names_computer_players_by_their_seat_after_the_partner_draw_R2_3
     document = match_export_record(match=match)
 
     assert document["players"] == [computer_player_name(level="hard", index=i) for i in range(4)]
-    assert record_check(document)["valid"] is True
+    assert check_record(document)["valid"] is True
 
 
 # -- a match with no hand --------------------------------------------------------------------------

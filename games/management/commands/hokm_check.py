@@ -12,8 +12,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from games.engine.record import RecordFault
-from games.records import json_constant_refuse, record_check
+from games.engine.record import RecordFault, check_record
+from games.records import json_constant_refuse
 
 
 class Command(BaseCommand):
@@ -51,4 +51,4 @@ def check_file(path: str) -> dict[str, Any]:
         document = json.loads(text, parse_constant=json_constant_refuse)
     except (ValueError, RecursionError) as error:
         return RecordFault(f"the record is not JSON: {error}").to_json()
-    return record_check(document)
+    return check_record(document)
