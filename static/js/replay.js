@@ -120,7 +120,7 @@
   }
 
   function parseHash(hash) {
-    const found = /^#?h(\d{1,3})(?:t(\d{1,3})(?:c(\d{1,2}))?)?$/.exec(hash || "");
+    const found = /^#?h(\d{1,6})(?:t(\d{1,3})(?:c(\d{1,2}))?)?$/.exec(hash || "");
     if (!found) {
       return null;
     }
