@@ -26,7 +26,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Prefetch
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -624,6 +624,35 @@ def user_matches_in_progress(*, user: User, limit: int = 20) -> list[Match]:
         .order_by("-pk")
         .prefetch_related(Prefetch("seats", queryset=MatchSeat.objects.order_by("index")))[:limit]
     )
+
+
+@dataclass(frozen=True)
+class WaitingTable:
+    """One of a player's open tables, as the lobby lists it: how many seats are taken."""
+
+    table: Table
+    taken: int
+    players: int
+
+
+def user_open_tables(*, user: User, limit: int = 20) -> list[WaitingTable]:
+    """The open tables ``user`` sits at, newest first, private ones included: one query. The
+    lobby lists them so that a player who went elsewhere finds his table again (a private
+    table is in no other list)."""
+    if not user.is_authenticated:
+        return []
+    taken = Q(seats__user__isnull=False) | Q(seats__computer_level__isnull=False)
+    tables = (
+        Table.objects.filter(
+            pk__in=Seat.objects.filter(user=user).values("table"), status=Table.Status.OPEN
+        )
+        .annotate(taken=Count("seats", filter=taken))
+        .order_by("-pk")[:limit]
+    )
+    return [
+        WaitingTable(table=table, taken=table.taken, players=get_variant(table.variant).players)
+        for table in tables
+    ]
 
 
 def matches_to_watch(*, limit: int = 20) -> list[Match]:

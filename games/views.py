@@ -39,6 +39,7 @@ from games.tables import (
     table_start,
     table_view,
     user_matches_in_progress,
+    user_open_tables,
 )
 
 #: How many invites a session remembers (the oldest are forgotten first).
@@ -53,6 +54,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         {
             "tables": lobby_tables(),
             "my_matches": user_matches_in_progress(user=request.user),
+            "my_tables": user_open_tables(user=request.user),
             "live_matches": matches_to_watch(),
             "variants": VARIANT_CHOICES,
             # The quick start offers the table form's level cards, medium chosen.

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from games.models import ComputerLevel, Match, MatchConnection, MatchSeat, Seat, Table
 from games.presence import ALIVE_SECONDS, connection_open
-from games.tables import play_against_computer, table_join_seat, table_start
+from games.tables import play_against_computer, table_join_seat, table_leave_seat, table_start
 from tests.games.factories import UserFactory, open_table
 
 pytestmark = pytest.mark.django_db
@@ -107,8 +107,8 @@ def test_the_lobby_takes_a_fixed_number_of_queries(count, django_assert_num_quer
     client = logged_in(user)
 
     # session, user, his sanctions (accounts.middleware), tables + seats with users, the user's
-    # matches + their seats, matches to watch
-    with django_assert_num_queries(8):
+    # matches + their seats, his open tables, matches to watch
+    with django_assert_num_queries(9):
         response = client.get(reverse("games:lobby"))
 
     assert response.status_code == 200
@@ -469,3 +469,29 @@ def test_play_against_the_computer_refuses_an_unknown_game():
 
     assert "Choose one of the games offered." in response.content.decode()
     assert Match.objects.count() == 0
+
+
+def test_the_lobby_lists_the_open_tables_he_sits_at_private_ones_too() -> None:
+    """A player who opened a private table and went elsewhere finds it again in the lobby (no
+    other list shows it); a table that started or that he left is not listed."""
+    user = UserFactory(username="nasrin")
+    other = UserFactory(username="omid")
+    private = open_table(user, is_private=True, turn_clock_seconds=None, name="Family night")
+    public = open_table(other, name="Open to all")
+    table_join_seat(table=public, user=user, seat_index=2)
+    left = open_table(user, name="Gone")
+    table_leave_seat(table=left, user=user)
+    started = open_table(user, variant="hokm2", name="Started")
+    table_join_seat(table=started, user=other, seat_index=1)
+
+    page = logged_in(user).get(reverse("games:lobby")).content.decode()
+    start = page.index('id="my-tables"')
+    section = page[start : page.index("</section>", start)]
+    assert "Family night" in section and "Open to all" in section
+    assert "Gone" not in section and "Started" not in section
+    assert section.index("Open to all") < section.index("Family night")  # newest first
+    assert "private" in section
+    assert re.search(r"2 of 4 seats taken", section)  # omid and nasrin at the public table
+    assert reverse("games:table_detail", args=[private.pk]) in section
+    # Nobody else sees his private table listed anywhere in the lobby.
+    assert "Family night" not in logged_in(other).get(reverse("games:lobby")).content.decode()
