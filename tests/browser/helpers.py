@@ -52,6 +52,23 @@ def wait_match_live(page: Page) -> int:
     return int(re.search(r"/match/(\d+)/$", page.url).group(1))
 
 
+def hokm2_against_computer(page: Page, username: str) -> tuple[int, bool]:
+    """Sign ``username`` (a new player) in, start hokm2 against the computer from the lobby's
+    quick start and wait for the live table, holding it still once a hand-end banner comes.
+    Returns the match id and whether he is the Hakem (then the trump call is his to make)."""
+    from games.models import MatchSeat
+
+    verified_user(username)
+    log_in(page, username)
+    page.goto("/lobby/")
+    page.locator("form[action$='/play/computer/'] button[name=variant][value=hokm2]").click()
+    match_id = wait_match_live(page)
+    page.evaluate("() => { window.__hokm.holdOnBanner = true; }")
+    seat = MatchSeat.objects.get(match_id=match_id, user__username=username).index
+    _, state = match_state(match_id)
+    return match_id, state.hand.hakem == seat
+
+
 def table_version(page: Page) -> int:
     return int(page.locator("#table").get_attribute("data-version"))
 

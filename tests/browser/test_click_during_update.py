@@ -16,9 +16,12 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from games.models import MatchSeat
-
-from .helpers import TURN_OR_BANNER, log_in, match_state, played_cards, verified_user, wait_match_live
+from .helpers import (
+    TURN_OR_BANNER,
+    hokm2_against_computer,
+    match_state,
+    played_cards,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,7 +41,9 @@ SOCKET_PROBE = """
     return socket;
   }
   Recording.prototype = Native.prototype;
-  ["CONNECTING", "OPEN", "CLOSING", "CLOSED"].forEach((name) => { Recording[name] = Native[name]; });
+  ["CONNECTING", "OPEN", "CLOSING", "CLOSED"].forEach((name) => {
+    Recording[name] = Native[name];
+  });
   window.WebSocket = Recording;
   window.__hokmRedraw = () => {
     const socket = sockets[sockets.length - 1];
@@ -64,17 +69,10 @@ def _press_card_while_table_redrawn(page: Page) -> str:
 
 
 def test_a_card_pressed_while_a_message_arrives_is_played_R4_4(open_page) -> None:
-    verified_user("roya")
     page = open_page()
     page.add_init_script(SOCKET_PROBE)
-    log_in(page, "roya")
-    page.goto("/lobby/")
-    page.locator("form[action$='/play/computer/'] button[name=variant][value=hokm2]").click()
-    match_id = wait_match_live(page)
-    page.evaluate("() => { window.__hokm.holdOnBanner = true; }")
-    seat = MatchSeat.objects.get(match_id=match_id, user__username="roya").index
-    _, state = match_state(match_id)
-    if state.hand.hakem == seat:
+    match_id, hakem = hokm2_against_computer(page, "roya")
+    if hakem:
         page.locator("#table button[data-suit='S']").click()
         expect(page.locator("#table .trump__name")).to_have_text("Spades")
 

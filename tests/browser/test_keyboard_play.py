@@ -7,9 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from games.models import MatchSeat
-
-from .helpers import TURN_OR_BANNER, log_in, match_state, verified_user, wait_match_live
+from .helpers import TURN_OR_BANNER, hokm2_against_computer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,16 +28,9 @@ def _cards_left_to_right_in_page_order(page: Page) -> None:
 
 
 def test_a_whole_hand_with_the_keyboard(open_page) -> None:
-    verified_user("kian")
     page = open_page()
-    log_in(page, "kian")
-    page.goto("/lobby/")
-    page.locator("form[action$='/play/computer/'] button[name=variant][value=hokm2]").click()
-    match_id = wait_match_live(page)
-    page.evaluate("() => { window.__hokm.holdOnBanner = true; }")
-    seat = MatchSeat.objects.get(match_id=match_id, user__username="kian").index
-    _, state = match_state(match_id)
-    if state.hand.hakem == seat:
+    _, hakem = hokm2_against_computer(page, "kian")
+    if hakem:
         page.locator("#table button[data-suit='S']").focus()
         page.keyboard.press("Enter")
         expect(page.locator("#table .trump__name")).to_have_text("Spades")

@@ -16,11 +16,10 @@ from games.rematch import match_rematch
 from games.tables import (
     TableError,
     play_against_computer,
-    table_create,
     table_join_seat,
     table_leave_seat,
 )
-from tests.games.factories import UserFactory, match_play
+from tests.games.factories import UserFactory, match_play, open_table
 
 pytestmark = pytest.mark.django_db
 
@@ -34,18 +33,8 @@ def _finished(
 ) -> tuple[Match, list]:
     """A match of people at a table opened by the first, played to its end (target 1)."""
     people = [UserFactory(username=name) for name in names]
-    options = {
-        "name": "Friday night",
-        "variant": variant,
-        "target": 1,
-        "turn_clock_seconds": 30,
-        "is_private": True,
-        "allow_spectators": False,
-        "fill_with_computer": False,
-        "computer_level": "hard",
-        "partner_draw": False,
-    } | settings
-    table = table_create(user=people[0], **options)
+    options = {"variant": variant, "target": 1, "is_private": True, "allow_spectators": False}
+    table = open_table(people[0], **(options | {"computer_level": "hard"} | settings))
     for index, person in enumerate(people[1:], start=1):
         match = table_join_seat(table=table, user=person, seat_index=index)
     if match is None:  # seats left for computer players
@@ -158,18 +147,7 @@ def test_computer_seats_of_the_match_are_filled_again_by_the_table() -> None:
 
 def test_refused_before_the_end_to_strangers_and_against_the_computer_alone() -> None:
     people = [UserFactory(username=name) for name in ("arash", "bahar")]
-    table = table_create(
-        user=people[0],
-        name="",
-        variant="hokm2",
-        target=1,
-        turn_clock_seconds=None,
-        is_private=True,
-        allow_spectators=True,
-        fill_with_computer=False,
-        computer_level="medium",
-        partner_draw=False,
-    )
+    table = open_table(people[0], variant="hokm2", target=1, is_private=True)
     playing = table_join_seat(table=table, user=people[1], seat_index=1)
     tables = Table.objects.count()
 

@@ -38,6 +38,7 @@ from games.tables import (
     table_view,
 )
 from tests.games.factories import UserFactory, api_match_start, open_table
+from tests.games.test_tables import snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -52,17 +53,6 @@ def logged_in(user: Any) -> Client:
 
 def detail_url(table: Table) -> str:
     return reverse("games:table_detail", args=[table.pk])
-
-
-def snapshot(table: Table) -> tuple[Any, ...]:
-    """Everything a refused request must leave as it was."""
-    table.refresh_from_db()
-    seats = list(
-        Seat.objects.filter(table=table)
-        .order_by("index")
-        .values_list("index", "user", "computer_level")
-    )
-    return table.status, seats, Match.objects.count(), MatchSeat.objects.count()
 
 
 def sanction(user: User, kind: str, *, minutes: int = 60) -> Sanction:
