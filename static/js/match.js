@@ -7,7 +7,8 @@
      the player saw (the server applies each client_seq at most once, so ids keep increasing
      across reloads of the page: they start from the clock);
    - the hand sorted by suit or in dealt order, remembered in localStorage;
-   - the discard step: exactly the right number of cards before the button can be pressed;
+   - the discard step: exactly the right number of cards before the button can be pressed, and
+     the cards picked kept when the same table comes again;
    - one action at a time until the next table arrives; the connection state; dismissing errors;
    - the table chat: its forms send chat messages (no client_seq), the log stays scrolled down;
    - the turn clock counting down, "I'm back" and "Leave the match", and the version the page saw
@@ -113,6 +114,38 @@
   }
 
   document.addEventListener("htmx:wsBeforeMessage", rememberFocus);
+
+  /* The discard (hokm2-draw): the server sends the table again when nothing moved too (someone
+     connected or left, a spectator came), and the new copy comes with no card picked. Pick again
+     the cards he had picked, while the same discard of the same hand is asked of him. */
+  var discardBefore = null;
+
+  function rememberDiscard() {
+    var table = document.getElementById("table");
+    var form = document.querySelector("#table .discard-form");
+    discardBefore =
+      table && form
+        ? { hand: table.dataset.hand, count: form.dataset.count, cards: checkedCards(form) }
+        : null;
+  }
+
+  function restoreDiscard() {
+    var remembered = discardBefore;
+    discardBefore = null;
+    var table = document.getElementById("table");
+    var form = document.querySelector("#table .discard-form");
+    if (!remembered || !table || !form || table.dataset.hand !== remembered.hand ||
+        form.dataset.count !== remembered.count) {
+      return;
+    }
+    form.querySelectorAll('input[name="cards"]').forEach(function (input) {
+      if (remembered.cards.indexOf(input.value) >= 0) {
+        input.checked = true;
+      }
+    });
+  }
+
+  document.addEventListener("htmx:wsBeforeMessage", rememberDiscard);
 
   /* A press on the table holds the server's messages back until it is released: each message
      redraws the whole table, and a press and a release that land on two copies of a card make
@@ -503,6 +536,7 @@
       setPending(table, true); // the new fragment came without the class
     }
     applyHandOrder(root.dataset.handOrder);
+    restoreDiscard();
     document.querySelectorAll(".discard-form").forEach(updateDiscard);
     updateChat();
     startClocks();
