@@ -82,11 +82,14 @@ NAMES = ("Sara", "Dariush", "Mina", "Kaveh")
 
 @dataclass
 class Scene:
-    """One match brought to one moment, seen from one seat (None: a spectator)."""
+    """One match brought to one moment, seen from one seat (None: a spectator); or, with
+    ``path``, another page of the site (``ready``: what to wait for there)."""
 
     slug: str
-    match: Match
+    match: Match | None
     viewer: object | None
+    path: str | None = None
+    ready: str = "#table"
 
 
 def main() -> None:
@@ -159,6 +162,24 @@ def _scenes(users: list) -> list[Scene]:
     match, state = _match("hokm4", users, seed=5, target=1, computers="expert")
     state = _advance(match, state, until=lambda s: s.is_over)
     scenes.append(Scene("hokm4-computer-over", match, you))
+
+    # The lobby: the viewer's open tables, a private one among them, above the quick start.
+    from games.tables import table_create, table_join_seat
+
+    options = {
+        "variant": "hokm4",
+        "target": 7,
+        "allow_spectators": True,
+        "fill_with_computer": False,
+        "computer_level": "medium",
+        "partner_draw": False,
+    }
+    table_create(user=you, name="", is_private=True, turn_clock_seconds=None, **options)
+    public = table_create(
+        user=users[1], name="شب جمعه", is_private=False, turn_clock_seconds=30, **options
+    )
+    table_join_seat(table=public, user=you, seat_index=2)
+    scenes.append(Scene("lobby-your-tables", None, you, path="/lobby/", ready="#my-tables"))
 
     # hokm3: three players, someone else on turn.
     match, state = _match("hokm3", users[:3], seed=21)
@@ -315,8 +336,11 @@ def _photograph(scenes: list[Scene], out: Path, *, full_page: bool = True) -> No
                         # (the next hand is dealt on its own) between two photographs.
                         context.route_web_socket("**/ws/**", lambda ws: None)
                         page = context.new_page()
-                        page.goto(f"http://{HOST}:{PORT}/match/{scene.match.pk}/")
-                        page.wait_for_selector("#table")
+                        path = scene.path or f"/match/{scene.match.pk}/"
+                        page.goto(f"http://{HOST}:{PORT}{path}")
+                        page.wait_for_selector(scene.ready)
+                        if scene.path:  # another page: what it is about at the top of the screen
+                            page.locator(scene.ready).evaluate("(e) => e.scrollIntoView()")
                         page.wait_for_timeout(400)  # let the entry animations finish
                         page.screenshot(
                             path=str(out / f"{scene.slug}-{size}-{language}.png"),
