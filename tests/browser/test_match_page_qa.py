@@ -4,10 +4,13 @@ variant, on a phone and a desktop, in English and Persian, with no JavaScript er
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+
+from games.tables import table_create, table_join_seat
 
 from .helpers import log_in, verified_user, wait_match_live
 
@@ -259,3 +262,74 @@ def test_cards_picked_to_discard_stay_picked_when_the_table_comes_again_R3_5(
     expect(page.locator("#table .discard-form")).to_have_count(0)
     expect(page.locator("#table .own-discards summary")).to_contain_text(f"Your discards: {need}")
     assert errors == []
+
+
+def _act_if_turn(page: Page) -> str | bool:
+    """One move of this page's player if it is his to make; what the page was at."""
+    step = page.evaluate(_NEXT_STEP)
+    if step not in ("call", "discard", "keep", "play"):
+        return step
+    version = page.locator("#table").get_attribute("data-version")
+    if step == "call":
+        page.locator("#table button[data-suit]").first.click()
+    elif step == "keep":
+        page.locator("#table button[data-keep]").first.click()
+    else:
+        page.locator("#table .hand button[data-card]:not([disabled])").first.click()
+    page.wait_for_function(
+        "(v) => document.querySelector('#table')?.dataset.version !== v", arg=version
+    )
+    return step
+
+
+def test_two_people_finish_a_match_one_asks_for_a_rematch_the_other_joins_it(
+    open_page, base_url
+) -> None:
+    """Between people the end-of-match banner offers "Rematch"; once one asked, the other's
+    banner turns into "Join the rematch" by itself, every button of it can be tapped on a
+    phone in Persian, and joining starts the new match for both."""
+    arash_user, bahar_user = verified_user("arash"), verified_user("bahar")
+    table = table_create(
+        user=arash_user,
+        name="QA rematch",
+        variant="hokm2",
+        target=1,
+        turn_clock_seconds=60,
+        is_private=False,
+        allow_spectators=True,
+        fill_with_computer=False,
+        computer_level="medium",
+        partner_draw=False,
+    )
+    match = table_join_seat(table=table, user=bahar_user, seat_index=1)
+    assert match is not None
+    arash = open_page(**DESKTOP)
+    bahar = open_page(**PHONE)
+    bahar.context.add_cookies([{"name": "django_language", "value": "fa", "url": base_url}])
+    errors = {"arash": _errors_of(arash), "bahar": _errors_of(bahar)}
+    for page, name in ((arash, "arash"), (bahar, "bahar")):
+        log_in(page, name)
+        page.goto(f"/match/{match.pk}/")
+        wait_match_live(page)
+
+    deadline = time.monotonic() + 240
+    while not all(page.evaluate(_NEXT_STEP) == "over" for page in (arash, bahar)):
+        assert time.monotonic() < deadline, "the match did not end"
+        if not any(_act_if_turn(page) in ("call", "keep", "play") for page in (arash, bahar)):
+            arash.wait_for_timeout(100)
+    for page in (arash, bahar):
+        expect(page.locator("#table .banner--match button[form=rematch]")).to_be_visible()
+        expect(page.locator("#table .banner--match button[form=play-again]")).to_have_count(0)
+
+    arash.locator("#table .banner--match button[form=rematch]").click()
+    expect(arash).to_have_url(re.compile(r"/tables/\d+/$"))
+    join = bahar.locator("#table .banner--match button[form=rematch].is-offered")
+    expect(join).to_have_text("پیوستن به بازی دوباره")
+    _wait_banner_settled(bahar)
+    bahar.screenshot(path=str(SHOTS / "rematch-join-phone-fa.png"), full_page=True)
+    assert bahar.evaluate(_BANNER_BUTTONS_COVERED) == []
+    join.click()
+    second = wait_match_live(bahar)
+    assert second != match.pk
+    assert wait_match_live(arash) == second
+    assert errors == {"arash": [], "bahar": []}
