@@ -68,16 +68,22 @@ def lobby(request: HttpRequest) -> HttpResponse:
 def table_create_view(request: HttpRequest) -> HttpResponse:
     # Bound on every POST, even an empty one: that must show what is missing, not a fresh form.
     form = TableForm(request.POST if request.method == "POST" else None)
+    retry_after = None
     if request.method == "POST" and form.is_valid():
         try:
             table = table_create(user=request.user, **form.cleaned_data)
         except TableError as error:
             form.add_error(None, error.message)
+            retry_after = getattr(error, "retry_after", None)
         else:
             return redirect("games:table_detail", table_id=table.pk)
-    return render(
+    response = render(
         request, "games/table_form.html", {"form": form, "target_presets": TARGET_PRESETS}
     )
+    if retry_after is not None:  # too many tables opened: as the API says it (RFC 6585)
+        response.status_code = 429
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 @require_safe

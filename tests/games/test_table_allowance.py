@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.tokens import token_create
@@ -80,3 +82,17 @@ def test_the_api_answers_429_with_retry_after():
     assert response.json()["error"]["code"] == "rate_limited"
     assert 0 < int(response["Retry-After"]) <= TABLES_WINDOW.total_seconds() + 1
     assert not Match.objects.exists()
+
+
+def test_the_table_form_answers_429_with_retry_after_and_says_when():
+    lale = make_player("lale")
+    for _ in range(TABLES_PER_WINDOW):
+        open_private(lale)
+    client = Client()
+    client.force_login(lale)
+    form = {"name": "One more", "variant": "hokm4", "target": 7, "turn_clock_seconds": "30"}
+    response = client.post(reverse("games:table_create"), form | {"computer_level": "medium"})
+    assert response.status_code == 429
+    assert 0 < int(response["Retry-After"]) <= TABLES_WINDOW.total_seconds() + 1
+    assert "You can open another in 10 minutes." in response.content.decode()
+    assert Table.objects.filter(created_by=lale).count() == TABLES_PER_WINDOW
