@@ -333,3 +333,63 @@ def test_two_people_finish_a_match_one_asks_for_a_rematch_the_other_joins_it(
     assert second != match.pk
     assert wait_match_live(arash) == second
     assert errors == {"arash": [], "bahar": []}
+
+
+#: The names under the cards of the trick that something else covers (rotated with their cards:
+#: looked at inside their middle).
+_TRICK_NAMES_COVERED = """
+  () => {
+    const covered = [];
+    document.querySelectorAll("#table .trick__who").forEach((name) => {
+      const r = name.getBoundingClientRect();
+      for (const [across, down] of [[0.3, 0.5], [0.5, 0.5], [0.7, 0.5], [0.5, 0.85]]) {
+        const hit = document.elementFromPoint(r.left + r.width * across, r.top + r.height * down);
+        if (!hit || !name.contains(hit)) covered.push(`${name.textContent}: ${hit?.className}`);
+      }
+    });
+    return covered;
+  }
+"""
+
+#: The finished trick of four cards in the middle, left there while it is the player's lead.
+_FULL_TRICK_ON_HIS_LEAD = """
+  () => {
+    const table = document.querySelector("#table");
+    return table !== null && !table.classList.contains("is-sending")
+      && table.querySelectorAll(".trick--done .trick__card").length === 4
+      && table.querySelector(".hand button[data-card]:not([disabled])") !== null;
+  }
+"""
+
+
+@pytest.mark.parametrize(("size", "language"), [("phone", "en"), ("desktop", "fa")])
+def test_who_played_each_card_of_a_four_card_trick_can_be_read(
+    open_page, base_url, size, language
+) -> None:
+    """The name under the card across the table was half covered by the near card (his own) on
+    a phone: it goes above that card now. The status line stays clear of his seat."""
+    verified_user("qf")
+    page = open_page(**(PHONE if size == "phone" else DESKTOP))
+    page.context.add_cookies([{"name": "django_language", "value": language, "url": base_url}])
+    log_in(page, "qf")
+    _start_against_computer(page, "hokm4", target=7)
+    moves = 0
+    while not page.evaluate(_FULL_TRICK_ON_HIS_LEAD):
+        page.wait_for_function(_NEXT_STEP, polling="raf")
+        if page.evaluate(_FULL_TRICK_ON_HIS_LEAD):
+            break
+        if page.evaluate(_NEXT_STEP) in ("hand-end", "over"):
+            hand = page.locator("#table").get_attribute("data-hand")
+            page.wait_for_function(
+                "(hand) => document.querySelector('#table')?.dataset.hand !== hand", arg=hand
+            )
+            continue
+        _act_if_turn(page)
+        moves += 1
+        assert moves < 40, "he never took a trick"
+    page.screenshot(path=str(SHOTS / f"trick-{size}-{language}.png"))
+    expect(page.locator("#table .trick__who")).to_have_count(4)
+    assert page.evaluate(_TRICK_NAMES_COVERED) == []
+    status = page.locator("#table .center .status").bounding_box()
+    plate = page.locator("#table .seat--bottom .seat__plate").bounding_box()
+    assert status["y"] + status["height"] <= plate["y"], "the status line runs into his seat"
