@@ -393,3 +393,32 @@ def test_who_played_each_card_of_a_four_card_trick_can_be_read(
     status = page.locator("#table .center .status").bounding_box()
     plate = page.locator("#table .seat--bottom .seat__plate").bounding_box()
     assert status["y"] + status["height"] <= plate["y"], "the status line runs into his seat"
+
+
+_LIFT = "(button) => new DOMMatrixReadOnly(getComputedStyle(button).transform).m42"
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_card_rises_under_a_hovering_pointer_only_where_there_is_one(open_page, size) -> None:
+    """On a touch screen :hover stays on the card under the last tap: after a move, the card that
+    came under the finger stood raised higher than the others, as if picked. A mouse still
+    lifts the card it points at."""
+    verified_user("qi")
+    page = open_page(**(PHONE if size == "phone" else DESKTOP))
+    log_in(page, "qi")
+    _start_against_computer(page, "hokm2", target=3)
+    while (step := page.wait_for_function(_NEXT_STEP, polling="raf").json_value()) != "play":
+        assert step == "call", step
+        _act_if_turn(page)
+    playable = page.locator("#table .hand button[data-card]:not([disabled])")
+    rest = playable.first.evaluate(_LIFT)
+    assert rest < 0, "a card he may play stands a little raised"
+    playable.first.hover()
+    playable.first.evaluate(
+        "(button) => Promise.all(button.getAnimations().map((moving) => moving.finished))"
+    )
+    hovered = playable.first.evaluate(_LIFT)
+    if size == "phone":
+        assert hovered == rest
+    else:
+        assert hovered < rest
