@@ -55,12 +55,20 @@ SOCKET_PROBE = """
 
 def _press_card_while_table_redrawn(page: Page) -> str:
     """Press the first playable card, let a table message arrive, release; the card's text."""
-    button = page.locator("#table .hand button[data-card]:not([disabled])").first
-    card = button.get_attribute("data-card")
-    box = button.bounding_box()
-    pressed = button.element_handle()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 3)
+    # The table may still be redrawn by the server until the button is down (a presence
+    # change): read where the card is again until it holds still long enough to be read.
+    box = None
+    while box is None:
+        box = page.locator("#table .hand button[data-card]:not([disabled])").first.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 3
+    page.mouse.move(x, y)
     page.mouse.down()
+    # From the press on, the page holds the server's messages: the button under the pointer now
+    # is the one pressed, whatever came in before.
+    pressed = page.evaluate_handle(
+        "([x, y]) => document.elementFromPoint(x, y).closest('button[data-card]')", [x, y]
+    )
+    card = pressed.evaluate("(button) => button.dataset.card")
     page.evaluate("() => window.__hokmRedraw()")
     # The message came in while the button was down: the card pressed is still the one shown.
     assert pressed.evaluate("(element) => element.isConnected"), "the table was redrawn mid-click"
