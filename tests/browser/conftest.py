@@ -18,12 +18,14 @@ set for these tests only, and never passed to the server.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
+from games.models import Match, MatchConnection
 from tests.live_server import live_server, run_database_url
 
 #: What a failed browser test's report shows besides the assertion: the last frames each of its
@@ -114,6 +116,24 @@ def _orm_beside_playwright_loop() -> Iterator[None]:
         os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     else:
         os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
+
+
+@pytest.fixture(autouse=True)
+def _server_quiet_at_the_end() -> Iterator[None]:
+    """After each browser test, its pages closed by then: stop the matches' automatic steps and
+    wait until the server has handled every socket's close, so that the database flush which
+    follows does not run beside the server's own transactions (on PostgreSQL, TRUNCATE and a
+    worker's step can deadlock, and the next test then finds the last one's rows: a match
+    against the computer started by "Play again" at the end of a test did so in CI)."""
+    yield
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        Match.objects.filter(step_at__isnull=False).update(step_at=None)
+        if not MatchConnection.objects.exists():
+            time.sleep(0.3)  # a step that was being taken commits and sets its next one
+            if not Match.objects.filter(step_at__isnull=False).exists():
+                return
+        time.sleep(0.1)
 
 
 @pytest.fixture(autouse=True)

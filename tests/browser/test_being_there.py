@@ -30,7 +30,6 @@ from games.models import (
     CardPlay,
     ComputerLevel,
     Match,
-    MatchConnection,
     MatchEvent,
     MatchSeat,
     Table,
@@ -220,23 +219,6 @@ def people(open_page, base_url: str) -> Callable[..., Person]:
         return person
 
     return join
-
-
-@pytest.fixture(autouse=True)
-def _server_quiet_at_the_end() -> Iterator[None]:
-    """After each test, its pages closed by then: stop the matches' automatic steps and wait until
-    the server has handled every socket's close, so that the database flush which follows does not
-    run beside the server's own transactions (on PostgreSQL, TRUNCATE and a worker's step can
-    deadlock, and the next test then finds the last one's rows)."""
-    yield
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        Match.objects.filter(step_at__isnull=False).update(step_at=None)
-        if not MatchConnection.objects.exists():
-            time.sleep(0.3)  # a step that was being taken commits and sets its next one
-            if not Match.objects.filter(step_at__isnull=False).exists():
-                return
-        time.sleep(0.1)
 
 
 @pytest.fixture
