@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse
+from django.views.defaults import bad_request
 
 
 class NullCharacterMiddleware:
@@ -23,5 +23,6 @@ class NullCharacterMiddleware:
             "\x00" in key or any("\x00" in value for value in values)
             for key, values in request.GET.lists()
         ):
-            raise BadRequest("a NUL character in the address")
+            # The site's 400 page, answered here: no traceback in the log for a malformed address.
+            return bad_request(request, exception=None)
         return self.get_response(request)
