@@ -12,17 +12,13 @@ invitation; anyone else comes in as to any table.
 
 from __future__ import annotations
 
-from typing import Any
-
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils.translation import gettext as _
 
 from games.events import match_group_name
 from games.models import Match, MatchSeat, Seat, Table
-from games.tables import TableError, table_create, table_join_seat
+from games.tables import TableError, group_send_on_commit, table_create, table_join_seat
 
 
 def rematch_possible(*, match: Match, seats: list[MatchSeat], seat: int | None) -> bool:
@@ -53,13 +49,13 @@ def match_rematch(*, match: Match | int, user: AbstractBaseUser) -> Table:
     with transaction.atomic():
         # The finished match's row, locked: two players asking at once open one table, not two.
         locked = Match.objects.select_for_update().get(pk=match_id)
-        mine = MatchSeat.objects.filter(match=locked, user=user).first()
+        seats = list(MatchSeat.objects.filter(match=locked))
+        mine = next((s for s in seats if s.user_id == user.pk), None)
         if mine is None:
             raise TableError(_("Only the players of this match can ask for a rematch."))
         if locked.status != Match.Status.FINISHED or locked.table_id is None:
             raise TableError(_("A rematch can be asked for once the match is over."))
-        others = MatchSeat.objects.filter(match=locked, user__isnull=False).exclude(user=user)
-        if not others.exists():
+        if not rematch_possible(match=locked, seats=seats, seat=mine.index):
             raise TableError(_("Against the computer alone, choose Play again."))
         table = locked.rematch_table
         if table is not None and table.status != Table.Status.CLOSED and _seated(table, user):
@@ -117,11 +113,4 @@ def _free_seat(table: Table, preferred: int) -> int:
 def _offer_on_commit(match_id: int) -> None:
     """Show the other players the rematch on offer: their tables are drawn again from the
     database (the ``match.presence`` handler), where the match now names its rematch table."""
-    message: dict[str, Any] = {"type": "match.presence"}
-
-    def send() -> None:
-        layer = get_channel_layer()
-        if layer is not None:
-            async_to_sync(layer.group_send)(match_group_name(match_id), message)
-
-    transaction.on_commit(send, robust=True)
+    group_send_on_commit(match_group_name(match_id), {"type": "match.presence"})

@@ -419,12 +419,14 @@ def _table_changed_on_commit(table: Table, *, match: Match | None = None) -> Non
     message: dict[str, Any] = {"type": "table.changed", "table_id": table.pk}
     if match is not None:
         message["match_id"] = match.pk
-    _group_send_on_commit(table_group_name(table.pk), message)
+    group_send_on_commit(table_group_name(table.pk), message)
     if not table.is_private:
-        _group_send_on_commit(LOBBY_GROUP, {"type": "lobby.changed", "table_id": table.pk})
+        group_send_on_commit(LOBBY_GROUP, {"type": "lobby.changed", "table_id": table.pk})
 
 
-def _group_send_on_commit(group: str, message: dict[str, Any]) -> None:
+def group_send_on_commit(group: str, message: dict[str, Any]) -> None:
+    """Send ``message`` to the channel-layer ``group`` once the current transaction commits."""
+
     def send() -> None:
         layer = get_channel_layer()
         if layer is None:
