@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 from allauth.account.forms import SignupForm as AllauthSignupForm
@@ -12,6 +11,7 @@ from django.utils.translation import ngettext_lazy
 
 from accounts.invisible_characters import (
     INVISIBLE_CHARACTERS_MESSAGE,
+    has_control_character,
     validate_no_invisible_characters,
 )
 from accounts.models import ApiToken, User
@@ -78,7 +78,7 @@ class DisplayNameForm(forms.ModelForm):
     def clean_display_name(self) -> str:
         value = " ".join(self.cleaned_data["display_name"].split())
         validate_no_invisible_characters(value)
-        if any(unicodedata.category(c) == "Cc" for c in value):
+        if has_control_character(value):
             # A bell or an escape left once the spaces are squeezed: it draws nothing (a name of
             # them alone would look empty), as table names refuse (games.tables).
             raise forms.ValidationError(INVISIBLE_CHARACTERS_MESSAGE, code="control_characters")

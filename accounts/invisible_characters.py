@@ -10,6 +10,8 @@ only (``accounts.usernames``).
 
 from __future__ import annotations
 
+import unicodedata
+
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
@@ -72,6 +74,16 @@ def has_invisible_chat_character(text: str) -> bool:
     (False, True)
     """
     return not CHAT_INVISIBLE_CHARACTERS.isdisjoint(text)
+
+
+def has_control_character(text: str) -> bool:
+    r"""True when ``text`` holds a control character (Unicode category Cc: a bell, an escape, a
+    line break, NUL): a name is one line, and one made of them alone would look empty.
+
+    >>> has_control_character("Friday\x07night"), has_control_character("شب جمعه")
+    (True, False)
+    """
+    return any(unicodedata.category(char) == "Cc" for char in text)
 
 
 def validate_no_invisible_characters(value: str) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -31,7 +30,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from accounts.invisible_characters import INVISIBLE_CHARACTERS_MESSAGE, has_invisible_character
+from accounts.invisible_characters import (
+    INVISIBLE_CHARACTERS_MESSAGE,
+    has_control_character,
+    has_invisible_character,
+)
 from games.engine import DEFAULT_TARGET, VARIANTS, get_variant
 from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
 from games.presence import players_connected
@@ -131,7 +134,7 @@ def table_name_has_hidden_character(name: str) -> bool:
     >>> table_name_has_hidden_character("Friday\x07night"), table_name_has_hidden_character("شب")
     (True, False)
     """
-    return has_invisible_character(name) or any(unicodedata.category(c) == "Cc" for c in name)
+    return has_invisible_character(name) or has_control_character(name)
 
 
 def table_group_name(table_id: int) -> str:
