@@ -399,7 +399,21 @@ def test_who_played_each_card_of_a_four_card_trick_can_be_read(
     assert status["y"] + status["height"] <= plate["y"], "the status line runs into his seat"
 
 
-_LIFT = "(button) => new DOMMatrixReadOnly(getComputedStyle(button).transform).m42"
+#: How far the first card he may play stands raised (negative: up), read only from a card in the
+#: page and at rest: the socket's first frame replaces #table just after the page opens, and a
+#: card read from the replaced table has no style at all (a lift of 0); a moving card is read
+#: once it has stopped.
+_LIFT = """
+  () => {
+    const button = document.querySelector("#table .hand button[data-card]:not([disabled])");
+    if (button === null || !button.isConnected || button.getAnimations().length) return false;
+    return {lift: new DOMMatrixReadOnly(getComputedStyle(button).transform).m42};
+  }
+"""
+
+
+def _lift(page: Page) -> float:
+    return page.wait_for_function(_LIFT, polling="raf").json_value()["lift"]
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
@@ -414,14 +428,10 @@ def test_a_card_rises_under_a_hovering_pointer_only_where_there_is_one(open_page
     while (step := page.wait_for_function(_NEXT_STEP, polling="raf").json_value()) != "play":
         assert step == "call", step
         _act_if_turn(page)
-    playable = page.locator("#table .hand button[data-card]:not([disabled])")
-    rest = playable.first.evaluate(_LIFT)
+    rest = _lift(page)
     assert rest < 0, "a card he may play stands a little raised"
-    playable.first.hover()
-    playable.first.evaluate(
-        "(button) => Promise.all(button.getAnimations().map((moving) => moving.finished))"
-    )
-    hovered = playable.first.evaluate(_LIFT)
+    page.locator("#table .hand button[data-card]:not([disabled])").first.hover()
+    hovered = _lift(page)
     if size == "phone":
         assert hovered == rest
     else:
