@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.invisible_characters import INVISIBLE_CHARACTERS
 from games.engine import get_variant, new_hand
 from games.engine.record import (
     RecordFault,
@@ -89,6 +90,10 @@ def _name_fault(name: str) -> str | None:
             return "holds half of a surrogate pair, which is not a character"
         if category == "Cc":
             return f"holds the control character U+{ord(char):04X}"
+        if char in INVISIBLE_CHARACTERS:
+            # Refused in display names for the same reason: a direction override or a
+            # zero-width character makes a name show something else, or look like another.
+            return f"holds the invisible character U+{ord(char):04X}"
     return None
 
 

@@ -124,12 +124,14 @@ def test_an_earlier_fault_is_still_reported_before_a_bad_trump(tmp_path):
 
 @pytest.mark.parametrize(
     "name",
-    ["ali\u0000", "ali\nreza", "\ud800ali"],
-    ids=["nul", "line-break", "lone-surrogate"],
+    ["ali\u0000", "ali\nreza", "\ud800ali", "\u202eeman live", "ali\u200breza"],
+    ids=["nul", "line-break", "lone-surrogate", "right-to-left-override", "zero-width-space"],
 )
 def test_import_refuses_a_player_name_that_cannot_be_stored(signed_in, name):
     """A NUL (refused by PostgreSQL text), a line break or half a surrogate pair (no UTF-8 for
-    it) in a name was stored or crashed the page: now a fault of the whole record."""
+    it) in a name was stored or crashed the page: now a fault of the whole record. So is an
+    invisible character, which a display name may not hold either: a right-to-left override
+    shows "\u202eeman live" as "evil name", a zero-width space makes a look-alike name."""
     document = _corpus("valid/hokm4_match_target7.json")
     document["players"][1] = name
 
@@ -308,3 +310,25 @@ def test_hokm_check_refuses_nan_and_infinity_as_not_json(tmp_path, constant):
     verdict = json.loads(out.getvalue())
     assert verdict["valid"] is False and "not JSON" in verdict["error"]
     assert (verdict["hand"], verdict["trick"], verdict["seat"]) == (None, None, None)
+
+
+# -- a file without an end -------------------------------------------------------------------------
+
+
+def test_hokm_check_stops_reading_a_file_without_an_end():
+    """``hokm_check /dev/zero`` read until the memory ran out: the checker reads at most
+    CHECK_MAX_BYTES and calls a longer file an invalid record (RECORD.md: exit 1, one verdict
+    with hand, trick and seat null)."""
+    out = io.StringIO()
+    with pytest.raises(SystemExit) as stopped:
+        call_command("hokm_check", "/dev/zero", stdout=out)
+
+    assert stopped.value.code == 1
+    verdict = json.loads(out.getvalue())
+    assert verdict == {
+        "valid": False,
+        "error": "the record is larger than 64 MB, the most the checker reads",
+        "hand": None,
+        "trick": None,
+        "seat": None,
+    }

@@ -32,16 +32,27 @@ class Command(BaseCommand):
             raise SystemExit(1)
 
 
+#: The largest record the checker reads. A match to 7 points takes about 40 KB, one to 1,000
+#: points a few MB; without a bound, ``hokm_check /dev/zero`` (or an endless pipe) read until
+#: the memory ran out.
+CHECK_MAX_BYTES = 64 * 1024 * 1024
+
+
 def check_file(path: str) -> dict[str, Any]:
     """The checker's verdict on a file; an unreadable file is an invalid record (RECORD.md)."""
     try:
         if path == "-":
-            raw = sys.stdin.buffer.read()
+            raw = sys.stdin.buffer.read(CHECK_MAX_BYTES + 1)
         else:
             with open(path, "rb") as handle:
-                raw = handle.read()
+                raw = handle.read(CHECK_MAX_BYTES + 1)
     except OSError as error:
         return RecordFault(f"cannot read {path}: {error.strerror or error}").to_json()
+    if len(raw) > CHECK_MAX_BYTES:
+        return RecordFault(
+            f"the record is larger than {CHECK_MAX_BYTES // (1024 * 1024)} MB, the most "
+            "the checker reads"
+        ).to_json()
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
