@@ -411,7 +411,38 @@ def _start(table: Table, seats: Sequence[Seat]) -> Match:
     )
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status"])
+    _leave_other_tables_on_commit(table, seats)
     return match
+
+
+def _leave_other_tables_on_commit(table: Table, seats: Sequence[Seat]) -> None:
+    """Once a match between people has started, its players stand up from the other open
+    tables they sat at, as a seek on lichess goes when a game starts: otherwise a player waiting
+    at two tables was dealt into two clocked matches at once when both filled.
+
+    Each table is left through ``table_leave_seat``, under that table's own lock, after this
+    transaction commits: taking other tables' locks while holding this one's could deadlock with
+    a table starting at the same moment. A table that started or closed meanwhile is left as it
+    is. A match against the computer alone leaves nothing: it has no clock to run out while he
+    plays elsewhere.
+    """
+    players = [seat.user_id for seat in seats if seat.user_id is not None]
+    if len(players) < 2:
+        return
+
+    def leave() -> None:
+        others = (
+            Seat.objects.filter(user_id__in=players, table__status=Table.Status.OPEN)
+            .exclude(table_id=table.pk)
+            .select_related("table", "user")
+        )
+        for seat in others:
+            try:
+                table_leave_seat(table=seat.table, user=seat.user)
+            except TableError:
+                pass  # it started or closed since: nothing left to leave
+
+    transaction.on_commit(leave, robust=True)
 
 
 def _table_changed_on_commit(table: Table, *, match: Match | None = None) -> None:

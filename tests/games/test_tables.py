@@ -475,3 +475,61 @@ def test_a_refused_join_announces_nothing(layer, django_capture_on_commit_callba
         table_join_seat(table=table, user=UserFactory(), seat_index=0)
 
     assert heard(layer, seats) == []
+
+
+# -- one match at a time -------------------------------------------------------------------------
+
+
+def test_a_match_between_people_starting_stands_its_players_up_from_their_other_tables(
+    layer, django_capture_on_commit_callbacks
+):
+    """A player waiting at two tables was dealt into two clocked matches once both filled. As a
+    lichess seek goes when a game starts, the match's players leave their other open tables:
+    the one only he sat at closes, the lobby and its page are told; a stranger's stays open."""
+    waiting, joiner, stranger = UserFactory(), UserFactory(), UserFactory()
+    first = open_table(waiting, variant="hokm2")
+    own = open_table(waiting, variant="hokm2")  # only he sits here
+    later = open_table(stranger, variant="hokm4")
+    table_join_seat(table=later, user=waiting, seat_index=2)
+    table_join_seat(table=later, user=joiner, seat_index=3)
+    lobby, told = listen(layer, LOBBY_GROUP), listen(layer, table_group_name(later.pk))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        match = table_join_seat(table=first, user=joiner, seat_index=1)
+
+    assert match is not None
+    assert seat_users(first) == [waiting.pk, joiner.pk]
+    assert seat_users(later) == [stranger.pk, None, None, None]
+    assert Table.objects.get(pk=later.pk).status == Table.Status.OPEN
+    assert seat_users(own) == [None, None]
+    assert Table.objects.get(pk=own.pk).status == Table.Status.CLOSED
+    assert {"type": "table.changed", "table_id": later.pk} in heard(layer, told)
+    assert {m["table_id"] for m in heard(layer, lobby)} >= {first.pk, own.pk, later.pk}
+
+
+def test_a_match_against_the_computer_alone_leaves_his_open_tables_as_they_are():
+    """No clock runs against the computer: a player may play it while he waits for people."""
+    player = UserFactory()
+    waiting = open_table(player)
+
+    play_against_computer(user=player, variant="hokm2")
+
+    assert seat_users(waiting) == [player.pk, None, None, None]
+    assert Table.objects.get(pk=waiting.pk).status == Table.Status.OPEN
+
+
+def test_a_table_started_meanwhile_is_not_left(django_capture_on_commit_callbacks):
+    """The other tables are left after the commit, each under its own lock: one that started in
+    between keeps its player (leaving it is refused, and that refusal is no error here)."""
+    player, friend = UserFactory(), UserFactory()
+    first = open_table(player, variant="hokm2")
+    second = open_table(player, variant="hokm2")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        table_join_seat(table=first, user=friend, seat_index=1)
+    table_join_seat(table=second, user=UserFactory(), seat_index=1)  # starts before the callbacks
+
+    for callback in callbacks:
+        callback()
+
+    assert Table.objects.get(pk=second.pk).status == Table.Status.PLAYING
+    assert seat_users(second)[0] == player.pk
