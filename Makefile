@@ -20,8 +20,9 @@ run: $(RUNTIME_STAMP) migrate
 migrate: $(RUNTIME_STAMP)
 	$(BIN)/python manage.py migrate --noinput
 
-# Two pytest-xdist workers: the standalone tests (engine, computer players, records) run beside
-# the rest, which stay together in one worker and in order (tests/conftest.py says why).
+# Two pytest-xdist workers: the tests that start servers and the other database tests are two
+# groups, each kept in one worker and in order, and the standalone tests (engine, computer
+# players, records) fill in beside them (tests/conftest.py says why).
 test: $(DEV_STAMP)
 	$(BIN)/pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 

@@ -81,20 +81,55 @@ def _bot_decisions_in_process(settings):
 _TESTS = Path(__file__).resolve().parent
 _BROWSER_TESTS = _TESTS / "browser"
 #: Tests that use no database, channel layer, server or browser: the rules engine, the computer
-#: players and the record files. `make test` runs them in a second pytest-xdist worker beside
-#: all the others, which stay together in one worker, in order (``pytest_itemcollected``).
+#: players and the record files. `make test` spreads them over its two pytest-xdist workers,
+#: beside the two groups below (``pytest_itemcollected``).
 _STANDALONE = (_TESTS / "engine", _TESTS / "bots", _TESTS / "records")
+#: Tests that start servers, browsers or services of their own, or talk to sockets: the group
+#: ``server``. The rest of the tests that use the database are the group ``site``.
+_SERVERS = (_TESTS / "browser", _TESTS / "e2e", _TESTS / "faults", _TESTS / "live")
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
-    """Every test but the standalone ones joins the ``server`` group: under ``--dist loadgroup``
-    one worker runs them all, one after another, as a run without xdist does. Two workers would
-    each make a test database whose match ids repeat the other's, while the Redis channel layer
-    and the spawned servers are shared: events of one worker's match 1 would reach the other's
-    sockets. The standalone tests, a third of the suite's time, run beside them."""
+    """Each test but the standalone ones joins the group ``server`` or ``site``: under ``--dist
+    loadgroup`` one worker runs a group's tests, one after another and in order, and the two
+    groups can run side by side. Each worker has a test database of its own (pytest-django's
+    ``_gw0`` and ``_gw1``) and a Redis database of its own for the channel layer
+    (``pytest_configure``), so that a worker's events never reach the other's sockets, although
+    their match ids repeat."""
     path = Path(item.path)
-    if not any(folder in path.parents for folder in _STANDALONE):
-        item.add_marker(pytest.mark.xdist_group("server"))
+    if any(folder in path.parents for folder in _STANDALONE):
+        return
+    group = "server" if any(folder in path.parents for folder in _SERVERS) else "site"
+    item.add_marker(pytest.mark.xdist_group(group))
+
+
+def redis_url_for_worker(redis_url: str, worker: int) -> str:
+    """``redis_url`` with its database number moved up by ``worker``."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(redis_url)
+    base = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{base + worker}"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist, each worker's channel layer uses a Redis database of its own, and so
+    do the servers its tests start (they read ``REDIS_URL``): the core layer's keys live in one
+    database, and the pub/sub layer's channel names carry its number
+    (``hokm_site.environment.pubsub_prefix``), as Redis publishes across databases."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    redis_url = os.environ.get("REDIS_URL")
+    if not (worker.startswith("gw") and redis_url):
+        return
+    os.environ["HOKM_TESTS_REDIS_URL"] = redis_url  # the run's own, for the test of this
+    from django.conf import settings as django_settings
+
+    from hokm_site.environment import channel_layers_config
+
+    os.environ["REDIS_URL"] = redis_url_for_worker(redis_url, int(worker[2:]))
+    django_settings.CHANNEL_LAYERS = channel_layers_config(
+        os.environ["REDIS_URL"], os.environ.get("REDIS_CHANNEL_LAYER") or "pubsub"
+    )
 
 
 @pytest.hookimpl(trylast=True)

@@ -12,6 +12,10 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 from channels_redis.core import RedisChannelLayer
 from channels_redis.pubsub import RedisPubSubChannelLayer
+from django.conf import settings
+
+from hokm_site.environment import pubsub_prefix
+from tests.conftest import redis_url_for_worker
 
 # Longer than any legitimate delivery here, short enough that a lost message fails fast.
 DELIVERY_TIMEOUT = 5.0
@@ -108,3 +112,37 @@ async def test_a_send_from_a_plain_thread_wakes_the_receiver(layer: BaseChannelL
         await layer.group_discard(group, channel)
     assert done and receiving.result() == {"type": "table.event"}
     assert waited < 0.5, f"the receiver slept {waited:.2f} s after the message was sent"
+
+
+@pytest.mark.parametrize(
+    ("url", "worker", "expected"),
+    [
+        ("redis://127.0.0.1:6379/0", 0, "redis://127.0.0.1:6379/0"),
+        ("redis://127.0.0.1:6379/0", 1, "redis://127.0.0.1:6379/1"),
+        ("redis://:secret@localhost:6379", 2, "redis://:secret@localhost:6379/2"),
+        (
+            "redis://127.0.0.1:6379/4?socket_timeout=3",
+            1,
+            "redis://127.0.0.1:6379/5?socket_timeout=3",
+        ),
+    ],
+)
+def test_each_test_worker_gets_a_redis_database_of_its_own(url, worker, expected) -> None:
+    assert redis_url_for_worker(url, worker) == expected
+
+
+@needs_redis
+def test_this_worker_uses_its_own_redis_database_and_pub_sub_names() -> None:
+    """Under pytest-xdist the two workers' events must never meet (tests/conftest.py): the layer
+    this process uses and the servers its tests start (they read REDIS_URL) name the worker's
+    Redis database, and the pub/sub layer's channel names carry its number."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        pytest.skip("not under pytest-xdist: one process, one Redis database")
+    url = os.environ["REDIS_URL"]
+    config = settings.CHANNEL_LAYERS["default"]["CONFIG"]
+
+    assert url == redis_url_for_worker(os.environ["HOKM_TESTS_REDIS_URL"], int(worker[2:]))
+    assert config["hosts"][0]["address"] == url
+    if "prefix" in config:  # the pub/sub layer
+        assert config["prefix"] == pubsub_prefix(url)
