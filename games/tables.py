@@ -14,6 +14,7 @@ the table's, say who plays (docs/storage.md).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections.abc import Iterable, Sequence
@@ -437,10 +438,9 @@ def _leave_other_tables_on_commit(table: Table, seats: Sequence[Seat]) -> None:
             .select_related("table", "user")
         )
         for seat in others:
-            try:
+            # A table that started or closed since has nothing left to leave.
+            with contextlib.suppress(TableError):
                 table_leave_seat(table=seat.table, user=seat.user)
-            except TableError:
-                pass  # it started or closed since: nothing left to leave
 
     transaction.on_commit(leave, robust=True)
 
