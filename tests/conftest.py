@@ -84,9 +84,10 @@ _BROWSER_TESTS = _TESTS / "browser"
 #: players and the record files. `make test` spreads them over its two pytest-xdist workers,
 #: beside the two groups below (``pytest_itemcollected``).
 _STANDALONE = (_TESTS / "engine", _TESTS / "bots", _TESTS / "records")
-#: Tests that start servers, browsers or services of their own, or talk to sockets: the group
-#: ``server``. The rest of the tests that use the database are the group ``site``.
-_SERVERS = (_TESTS / "browser", _TESTS / "e2e", _TESTS / "faults", _TESTS / "live")
+#: Tests that start servers, browsers or services of their own: the group ``server``. The rest
+#: of the tests that use the database (the sockets' tests in-process among them) are the group
+#: ``site``; the two take about as long.
+_SERVERS = (_TESTS / "browser", _TESTS / "e2e", _TESTS / "faults")
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
