@@ -49,6 +49,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 #: Long enough for clients to try moves and reconnections while Redis is away.
 OUTAGE_SECONDS = 2.0
+#: A move a live consumer takes is answered well within this, even on a busy CI machine.
+ANSWER_SECONDS = 1.0
 
 
 LAYERS = ["core", "pubsub"]
@@ -86,13 +88,17 @@ def test_redis_restarted_mid_match_loses_no_move_and_play_resumes_R8_2(
     tried = moves_sent_in(clients, window)
     assert tried, "no move was tried during the outage"
     for client, sent in tried:
-        # Each is stored once. A consumer still alive took it (the database is up) and its ack
-        # is true; or it failed with its connection and was sent again once reconnected.
+        # Each is stored once. A consumer still alive took it at once (the database is up) and
+        # its ack is true; or it failed with its connection and was sent again once reconnected.
+        # "At once", not "before Redis was back": a move sent in the outage's last milliseconds
+        # is answered just after it (a CI run saw one sent 4 ms before the end, answered 8 ms
+        # after).
         stored = [a["client_seq"] for a in records[client.match_id]["actions"]]
         assert sent.client_seq in stored, (client.describe(), sent)
         answers = [at for seq, _, at in client.log.acks if seq == sent.client_seq]
         assert answers, (client.describe(), sent)
-        assert min(answers) in window or sent.client_seq in client.log.resent, client.describe()
+        answered_at_once = min(answers) - sent.first_sent_at < ANSWER_SECONDS
+        assert answered_at_once or sent.client_seq in client.log.resent, client.describe()
     failures = [failure for client in clients for failure in client.log.connect_failures]
     assert all("HTTP 500" in failure for failure in failures), failures
     if layer_kind == "core":
