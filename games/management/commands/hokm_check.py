@@ -32,9 +32,9 @@ class Command(BaseCommand):
             raise SystemExit(1)
 
 
-#: The largest record the checker reads. A match to 7 points takes about 40 KB, one to 1,000
-#: points a few MB; without a bound, ``hokm_check /dev/zero`` (or an endless pipe) read until
-#: the memory ran out.
+#: The largest record the checker reads. A hand takes about 1 KB (a match to 7 points about
+#: 10 KB), so this is some 60,000 hands; without a bound, ``hokm_check /dev/zero`` (or an
+#: endless pipe) read until the memory ran out.
 CHECK_MAX_BYTES = 64 * 1024 * 1024
 
 
