@@ -9,7 +9,11 @@ a change made while its socket was down is not missed.
 
 from __future__ import annotations
 
+import asyncio
+import math
+from collections import deque
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -103,8 +107,52 @@ def _blocked(user: Any) -> bool:
     return getattr(user, "is_authenticated", False) and blocked(user=user) is not None
 
 
+#: A lobby socket sends its list at most this often. Each seat change at a public table tells
+#: every lobby socket; without a pace, a player sitting down and standing up in a loop made each
+#: of them read and render the whole list once per change.
+LOBBY_SEND_SECONDS = 0.5
+
+
+class _LobbyRenders:
+    """What the lobby sockets of one server process (one event loop) share: the latest render
+    of the list per language, with the loop time it started, and the loop time of the latest
+    change any of them heard. A change reaches every lobby socket of the process at once; they
+    then need one render per language between them, not one each."""
+
+    def __init__(self) -> None:
+        self.changed_at = -math.inf
+        self.renders: dict[str, tuple[float, asyncio.Future[str]]] = {}
+        # The ids of the changes heard lately: the first socket to hear one marks the time.
+        self.heard: deque[str] = deque(maxlen=256)
+
+    def change_heard(self, change: str | None, now: float) -> None:
+        if change is not None and change in self.heard:
+            return
+        if change is not None:
+            self.heard.append(change)
+        self.changed_at = now
+
+
+_lobby_renders: WeakKeyDictionary[asyncio.AbstractEventLoop, _LobbyRenders] = WeakKeyDictionary()
+
+
+def _renders_here() -> _LobbyRenders:
+    return _lobby_renders.setdefault(asyncio.get_running_loop(), _LobbyRenders())
+
+
+@database_sync_to_async
+def _lobby_list_render(language: str) -> str:
+    with translation.override(language):
+        return render_to_string("games/_lobby_tables.html", {"tables": lobby_tables(), "oob": True})
+
+
 class LobbyConsumer(_UserSocket):
-    """``ws/lobby/``: the list of open public tables, re-sent whenever one changes."""
+    """``ws/lobby/``: the list of open public tables, re-sent when one changes, at most every
+    ``LOBBY_SEND_SECONDS``: the first change after a quiet spell at once, the changes that follow
+    it within that time in one list sent when it is over."""
+
+    _sent_started_at = -math.inf  # when the render last sent began (loop time)
+    _later: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
         self.language = scope_language(self.scope)
@@ -113,9 +161,13 @@ class LobbyConsumer(_UserSocket):
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         await self.join_user_group()
         await self.accept()
-        await self.send_tables()
+        # Always read afresh: the process may have had no lobby socket to hear the last changes.
+        started_at = asyncio.get_running_loop().time()
+        await self._send(started_at, await _lobby_list_render(self.language))
 
     async def disconnect(self, code: int) -> None:
+        if self._later is not None:
+            self._later.cancel()
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
         await super().disconnect(code)
 
@@ -123,17 +175,47 @@ class LobbyConsumer(_UserSocket):
         """The lobby only listens; whatever a client sends is ignored."""
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:
+        now = asyncio.get_running_loop().time()
+        _renders_here().change_heard(event.get("change"), now)
+        if self._later is not None:
+            return  # the list already planned is read after this change
+        wait = self._sent_started_at + LOBBY_SEND_SECONDS - now
+        if wait <= 0:
+            await self.send_tables()
+        else:
+            self._later = asyncio.ensure_future(self._send_tables_in(wait))
+
+    async def _send_tables_in(self, wait: float) -> None:
+        await asyncio.sleep(wait)
+        self._later = None
         await self.send_tables()
 
     async def send_tables(self) -> None:
-        await self.send(text_data=await self._render())
-
-    @database_sync_to_async
-    def _render(self) -> str:
-        with translation.override(self.language):
-            return render_to_string(
-                "games/_lobby_tables.html", {"tables": lobby_tables(), "oob": True}
+        """Send the list as it is now: a render of this process begun since the latest change
+        if there is one, else a new one that the other sockets can share."""
+        shared = _renders_here()
+        entry = shared.renders.get(self.language)
+        failed = (
+            entry is not None
+            and entry[1].done()
+            and (entry[1].cancelled() or entry[1].exception() is not None)
+        )
+        if entry is None or entry[0] < shared.changed_at or failed:
+            entry = (
+                asyncio.get_running_loop().time(),
+                asyncio.ensure_future(_lobby_list_render(self.language)),
             )
+            shared.renders[self.language] = entry
+        started_at, render = entry
+        await self._send(started_at, await asyncio.shield(render))
+
+    async def _send(self, started_at: float, html: str) -> None:
+        # A render that began before the one last sent holds an older list (it can finish
+        # later, the planned send and a change's send running side by side): drop it.
+        if started_at < self._sent_started_at:
+            return
+        self._sent_started_at = started_at
+        await self.send(text_data=html)
 
 
 class TableConsumer(_UserSocket):

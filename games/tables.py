@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -455,7 +456,12 @@ def _table_changed_on_commit(table: Table, *, match: Match | None = None) -> Non
         message["match_id"] = match.pk
     group_send_on_commit(table_group_name(table.pk), message)
     if not table.is_private:
-        group_send_on_commit(LOBBY_GROUP, {"type": "lobby.changed", "table_id": table.pk})
+        # The change's own id: the lobby sockets of a process each hear it, and share one
+        # render of the list per change (games.lobby_consumers).
+        group_send_on_commit(
+            LOBBY_GROUP,
+            {"type": "lobby.changed", "table_id": table.pk, "change": uuid.uuid4().hex},
+        )
 
 
 def group_send_on_commit(group: str, message: dict[str, Any]) -> None:

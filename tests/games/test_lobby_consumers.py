@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -12,14 +14,16 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 from django.urls import path, reverse
 
+from games import lobby_consumers
 from games.lobby_consumers import (
     CLOSE_NOT_FOUND,
+    LOBBY_SEND_SECONDS,
     LobbyConsumer,
     TableConsumer,
     scope_language,
     scope_site_url,
 )
-from games.tables import INVITED_SESSION_KEY, table_join_seat, table_start
+from games.tables import INVITED_SESSION_KEY, table_join_seat, table_leave_seat, table_start
 from tests.games.factories import UserFactory, open_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -106,6 +110,87 @@ async def test_a_table_that_starts_leaves_the_lobby():
 
     assert "Two of us" not in await lobby.receive_from()
     await lobby.disconnect()
+
+
+def _count_list_reads(monkeypatch) -> list[int]:
+    reads: list[int] = []
+    real = lobby_consumers.lobby_tables
+
+    def counted(**kwargs: Any) -> Any:
+        reads.append(1)
+        return real(**kwargs)
+
+    monkeypatch.setattr(lobby_consumers, "lobby_tables", counted)
+    return reads
+
+
+async def test_the_lobby_sockets_of_a_process_share_one_list_per_change(monkeypatch):
+    """Each change reaches every lobby socket; each read and rendered the whole list (up to 100
+    tables) for itself. The sockets of one process now share one render per change and
+    language."""
+    table = await db(open_table)(name="Shared table")
+    sockets = [await connected("/ws/lobby/") for _ in range(5)]
+    for lobby in sockets:
+        assert "1/4" in await lobby.receive_from()
+    await asyncio.sleep(LOBBY_SEND_SECONDS)  # past the pace: the change is sent at once
+    reads = _count_list_reads(monkeypatch)
+
+    await db(table_join_seat)(table=table, user=await db(UserFactory)(), seat_index=1)
+
+    for lobby in sockets:
+        assert "2/4" in await lobby.receive_from()
+        assert await lobby.receive_nothing(timeout=0.2)
+        await lobby.disconnect()
+    assert len(reads) == 1
+
+
+async def test_a_burst_of_seat_changes_sends_each_lobby_socket_a_few_lists_not_one_per_change(
+    monkeypatch,
+):
+    """A player sitting down and standing up in a loop made every lobby socket send one list
+    per change. A socket now sends at most one list per LOBBY_SEND_SECONDS, the last one after
+    the burst, showing how it left the table."""
+    table = await db(open_table)(name="Busy table")
+    sockets = [await connected("/ws/lobby/") for _ in range(3)]
+    for lobby in sockets:
+        assert "1/4" in await lobby.receive_from()
+    reads = _count_list_reads(monkeypatch)
+    guest = await db(UserFactory)()
+
+    def burst() -> None:
+        for _ in range(10):
+            table_join_seat(table=table, user=guest, seat_index=1)
+            table_leave_seat(table=table, user=guest)
+        table_join_seat(table=table, user=guest, seat_index=2)
+
+    started = time.monotonic()
+    await db(burst)()
+    lasted = time.monotonic() - started
+
+    most = int(lasted / LOBBY_SEND_SECONDS) + 2  # the windows the burst spans, and the last
+    for lobby in sockets:
+        lists = [await lobby.receive_from(timeout=2 * LOBBY_SEND_SECONDS + 1)]
+        while not await lobby.receive_nothing(timeout=LOBBY_SEND_SECONDS + 0.3):
+            lists.append(await lobby.receive_from())
+        assert len(lists) <= most < 21, (len(lists), lasted)
+        assert "2/4" in lists[-1]  # the guest sits in seat 3 at the end
+        await lobby.disconnect()
+    assert len(reads) <= len(sockets) * most
+
+
+async def test_a_lobby_socket_connecting_reads_the_list_afresh():
+    """The renders the sockets share are only of changes this process heard: a socket that
+    connects reads the list itself, as its process may have had no lobby socket to hear the
+    changes before it."""
+    first = await connected("/ws/lobby/")
+    assert "No open tables" in await first.receive_from()
+    await first.disconnect()
+    await db(open_table)(name="Made while nobody listened")
+
+    second = await connected("/ws/lobby/")
+
+    assert "Made while nobody listened" in await second.receive_from()
+    await second.disconnect()
 
 
 # -- a table's page ------------------------------------------------------------------------------
