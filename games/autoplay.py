@@ -41,7 +41,7 @@ POLL_SECONDS = 0.2
 BATCH = 50
 #: A step that failed is tried again this much later.
 FAILED_STEP_RETRY_SECONDS = 5.0
-#: How often dead sockets' presence rows are swept.
+#: How often dead sockets' presence rows are swept, and idle open tables closed.
 SWEEP_EVERY_SECONDS = 60.0
 
 
@@ -178,10 +178,12 @@ class Worker:
 
     def _sweep(self) -> None:
         from games.presence import connections_sweep
+        from games.tables import tables_idle_close
 
         if time.monotonic() - self._swept >= SWEEP_EVERY_SECONDS:
             self._swept = time.monotonic()
             connections_sweep()
+            tables_idle_close()
 
 
 _thread_worker: Worker | None = None

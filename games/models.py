@@ -112,6 +112,16 @@ class Table(models.Model):
     )
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     status = models.CharField(_("status"), max_length=10, choices=Status, default=Status.OPEN)
+    seats_changed_at = models.DateTimeField(
+        _("seats last changed"),
+        default=timezone.now,
+        help_text=_("When someone last took or left a seat here, before the match."),
+    )
+    closed_idle = models.BooleanField(
+        _("closed as idle"),
+        default=False,
+        help_text=_("Closed because nobody took or left a seat for a long time."),
+    )
 
     class Meta:
         verbose_name = _("table")
@@ -126,6 +136,8 @@ class Table(models.Model):
         indexes = [
             # The lobby: open tables, newest first, optionally of one variant.
             models.Index(fields=["status", "-created_at"], name="games_table_status_idx"),
+            # The worker's sweep of open tables nobody has sat at or left for a long time.
+            models.Index(fields=["status", "seats_changed_at"], name="games_table_idle_idx"),
             models.Index(fields=["variant", "status"], name="games_table_variant_idx"),
         ]
 

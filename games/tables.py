@@ -20,7 +20,7 @@ import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import async_to_sync
@@ -60,6 +60,10 @@ NAME_MAX_LENGTH = Table._meta.get_field("name").max_length
 #: Session key: the ids of private tables whose invite link this browser opened
 #: (see :func:`table_can_view`).
 INVITED_SESSION_KEY = "games_invited_tables"
+#: An open table where nobody has taken or left a seat for this long is closed by the worker
+#: (:func:`tables_idle_close`): its players have mostly gone, and the lobby would otherwise list
+#: it for good, for the next player to sit down and wait in vain.
+TABLE_IDLE_SECONDS = 60 * 60
 
 
 #: How many tables one player may open within ``TABLES_WINDOW``. Every table against the
@@ -259,6 +263,7 @@ def table_join_seat(*, table: Table, user: User, seat_index: int) -> Match | Non
                 seat.save(update_fields=["user"])
         wanted.user = user
         wanted.save(update_fields=["user"])
+        _seats_changed(locked)
         match = None
         # A player kept from playing since he sat down stands up instead of being dealt in: the
         # seat is free again and the table waits for someone else.
@@ -286,6 +291,7 @@ def table_leave_seat(*, table: Table, user: User) -> None:
         for seat in mine:
             seat.user = None
             seat.save(update_fields=["user"])
+        _seats_changed(locked)
         if all(seat.user_id is None for seat in seats):
             locked.status = Table.Status.CLOSED
             locked.save(update_fields=["status"])
@@ -355,6 +361,38 @@ def play_against_computer(
             partner_draw=False,
         )
         return table_start(table=table, user=user)
+
+
+def tables_idle_close(*, now: datetime | None = None, limit: int = 100) -> int:
+    """Close the open tables where nobody has taken or left a seat for ``TABLE_IDLE_SECONDS``;
+    how many were closed. The worker calls it on its sweep.
+
+    Each table is closed under its own lock, after a second look: a seat taken meanwhile keeps it
+    open. The players keep their seats on the closed table (the page says why it closed), and its
+    page and the lobby are told.
+    """
+    now = now or timezone.now()
+    idle_since = now - timedelta(seconds=TABLE_IDLE_SECONDS)
+    idle = Table.objects.filter(status=Table.Status.OPEN, seats_changed_at__lt=idle_since)
+    closed = 0
+    for table_id in list(idle.order_by("seats_changed_at").values_list("pk", flat=True)[:limit]):
+        with transaction.atomic():
+            locked = _table_lock(table_id)
+            if locked.status != Table.Status.OPEN or locked.seats_changed_at >= idle_since:
+                continue
+            locked.status = Table.Status.CLOSED
+            locked.closed_idle = True
+            locked.save(update_fields=["status", "closed_idle"])
+            _table_changed_on_commit(locked)
+        closed += 1
+    if closed:
+        logger.info("closed %d idle tables", closed)
+    return closed
+
+
+def _seats_changed(table: Table) -> None:
+    table.seats_changed_at = timezone.now()
+    table.save(update_fields=["seats_changed_at"])
 
 
 def _table_lock(table: Table | int) -> Table:
@@ -542,6 +580,11 @@ class TableView:
     @property
     def has_teams(self) -> bool:
         return any(seat.team for seat in self.seats)
+
+    @property
+    def idle_minutes(self) -> int:
+        """After how many minutes without a seat change an open table closes."""
+        return TABLE_IDLE_SECONDS // 60
 
     @property
     def can_start(self) -> bool:

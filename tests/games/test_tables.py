@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.utils import timezone
 
+from games.autoplay import Worker
 from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
 from games.tables import (
     LOBBY_GROUP,
+    TABLE_IDLE_SECONDS,
     TableError,
     computer_player_name,
     lobby_tables,
@@ -23,6 +27,7 @@ from games.tables import (
     table_leave_seat,
     table_start,
     table_view,
+    tables_idle_close,
 )
 from tests.games.factories import UserFactory, open_table
 
@@ -540,3 +545,85 @@ def test_a_table_started_meanwhile_is_not_left(django_capture_on_commit_callback
 
     assert Table.objects.get(pk=second.pk).status == Table.Status.PLAYING
     assert seat_users(second)[0] == player.pk
+
+
+# -- open tables nobody comes to -----------------------------------------------------------------
+
+
+def _idle_for(table: Table, seconds: float) -> None:
+    Table.objects.filter(pk=table.pk).update(
+        seats_changed_at=timezone.now() - timedelta(seconds=seconds)
+    )
+
+
+def test_an_open_table_where_no_seat_changed_for_an_hour_is_closed_and_told(
+    layer, django_capture_on_commit_callbacks
+):
+    """An open table stayed in the lobby for good once its players had gone, for the next player
+    to sit down and wait in vain. The worker's sweep closes those where nobody has taken or left
+    a seat for TABLE_IDLE_SECONDS; the players keep their seats on the closed table."""
+    creator = UserFactory()
+    idle_public = open_table(creator)
+    idle_private = open_table(UserFactory(), is_private=True)
+    recent = open_table(UserFactory())
+    started = open_table(UserFactory(), variant="hokm2")
+    table_join_seat(table=started, user=UserFactory(), seat_index=1)
+    for table in (idle_public, idle_private, started):
+        _idle_for(table, TABLE_IDLE_SECONDS + 60)
+    _idle_for(recent, TABLE_IDLE_SECONDS - 60)
+    lobby, told = listen(layer, LOBBY_GROUP), listen(layer, table_group_name(idle_public.pk))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        closed = tables_idle_close()
+
+    assert closed == 2
+    statuses = dict(Table.objects.values_list("pk", "status"))
+    assert statuses[idle_public.pk] == statuses[idle_private.pk] == Table.Status.CLOSED
+    assert statuses[recent.pk] == Table.Status.OPEN
+    assert statuses[started.pk] == Table.Status.PLAYING
+    assert Table.objects.get(pk=idle_public.pk).closed_idle
+    assert not Table.objects.get(pk=recent.pk).closed_idle
+    assert seat_users(idle_public)[0] == creator.pk
+    assert heard(layer, told) == [{"type": "table.changed", "table_id": idle_public.pk}]
+    assert lobby_changes(heard(layer, lobby)) == [idle_public.pk]  # not the private one
+    assert [view.table for view in lobby_tables()] == [recent]
+
+
+def test_taking_or_leaving_a_seat_starts_the_idle_time_again():
+    table = open_table()
+    guest = UserFactory()
+    _idle_for(table, TABLE_IDLE_SECONDS + 60)
+    table_join_seat(table=table, user=guest, seat_index=1)
+    assert tables_idle_close() == 0
+
+    _idle_for(table, TABLE_IDLE_SECONDS + 60)
+    table_leave_seat(table=table, user=guest)
+    assert tables_idle_close() == 0
+
+    assert tables_idle_close(now=timezone.now() + timedelta(seconds=TABLE_IDLE_SECONDS + 1)) == 1
+    assert Table.objects.get(pk=table.pk).status == Table.Status.CLOSED
+
+
+def test_a_closed_idle_table_refuses_seats_and_its_page_says_why(client):
+    creator = UserFactory()
+    table = open_table(creator)
+    _idle_for(table, TABLE_IDLE_SECONDS + 60)
+    tables_idle_close()
+
+    with pytest.raises(TableError, match="closed"):
+        table_join_seat(table=table, user=UserFactory(), seat_index=1)
+    client.force_login(creator)
+    page = client.get(f"/tables/{table.pk}/").content.decode()
+
+    assert "This table is closed." in page
+    assert f"Nobody took or left a seat here for {TABLE_IDLE_SECONDS // 60} minutes." in page
+    assert "/tables/new/" in page
+
+
+def test_the_workers_sweep_closes_idle_tables():
+    table = open_table()
+    _idle_for(table, TABLE_IDLE_SECONDS + 60)
+
+    Worker()._sweep()
+
+    assert Table.objects.get(pk=table.pk).status == Table.Status.CLOSED
