@@ -89,7 +89,14 @@ class TableAdmin(admin.ModelAdmin):
         "created_by",
         "created_at",
     ]
-    list_filter = ["status", "variant", "is_private", "allow_spectators", "created_at"]
+    list_filter = [
+        "status",
+        "closed_idle",
+        "variant",
+        "is_private",
+        "allow_spectators",
+        "created_at",
+    ]
     search_fields = ["name", "created_by__username"]
     list_select_related = ["created_by"]
     autocomplete_fields = ["created_by"]
