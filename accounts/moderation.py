@@ -428,7 +428,10 @@ def appeal_decide(*, moderator: User, appeal: Appeal, grant: bool, decision: str
         if locked.status != Appeal.Status.OPEN:
             raise ModerationError("decided", _("This appeal was decided already."))
         sanction = locked.sanction
-        _require_may_act_on(moderator, sanction.user)
+        # Granting his own appeal would lift his own sanction, which sanction_lift refuses him.
+        _require_may_act_on(
+            moderator, sanction.user, yourself=_("Another moderator must decide on your appeal.")
+        )
         lifted = grant and sanction.lifted_at is None
         if lifted:
             _lift(sanction=sanction)

@@ -30,6 +30,7 @@ from accounts.moderation_forms import (
     SanctionForm,
 )
 from accounts.roles import is_moderator
+from games.access import match_viewable_in
 from games.models import Hand, Match, Trick
 
 LOG_PAGE_SIZE = 50
@@ -99,7 +100,12 @@ def _report_page(request: HttpRequest, *, reported: User | None) -> HttpResponse
     match = None
     match_id = source.get("match", "")
     if match_id.isdecimal():
-        match = Match.objects.filter(pk=int(match_id)).first()
+        match = Match.objects.select_related("table").filter(pk=int(match_id)).first()
+    if match is not None and not match_viewable_in(request, match):
+        # A match the reporter may not see is left out, as if it did not exist: its number on
+        # the form, its hand in play, and whether the reported player sat in it (the report was
+        # refused for anyone else) would all tell him about a private match.
+        match = None
     players = None
     if reported is None:
         # The names of a match's people are offered to those who played in it only.

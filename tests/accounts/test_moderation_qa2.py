@@ -1,0 +1,155 @@
+"""Moderation QA, second pass: what the report form tells a stranger about a private match, and
+moderators deciding on their own appeals (regression tests of the defects found)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group
+from django.test import Client
+from django.urls import reverse
+
+from accounts import moderation
+from accounts.models import Appeal, Report, Sanction, User
+from accounts.roles import MODERATORS_GROUP
+from games.models import Match
+from games.services import SeatSpec
+from tests.accounts.players import make_player
+from tests.games.factories import MatchFactory, open_table
+
+pytestmark = pytest.mark.django_db
+
+
+def client_for(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def private_match(bahar: User) -> Match:
+    """A match at a private table (spectators welcome, with the invite link) where Bahar plays."""
+    table = open_table(user=bahar, is_private=True, allow_spectators=True)
+    return MatchFactory(
+        table=table,
+        seats=[
+            SeatSpec(name="bahar", user=bahar),
+            SeatSpec(name="bot1", computer_level="easy"),
+            SeatSpec(name="bot2", computer_level="easy"),
+            SeatSpec(name="bot3", computer_level="easy"),
+        ],
+    )
+
+
+# The report form and a match the reporter may not see.
+
+
+def test_the_report_form_says_nothing_of_a_private_match_to_a_stranger(
+    player, bahar, private_match
+):
+    """Roya never saw Bahar's private match: the form neither names it nor gives its hand."""
+    page = client_for(player).get(
+        reverse("accounts:report", args=[bahar.username]), {"match": private_match.pk}
+    )
+    assert page.status_code == 200
+    assert page.context["match"] is None
+    assert page.context["form"].initial.get("hand") is None
+    assert f"match {private_match.pk}" not in page.content.decode()
+
+
+def test_a_report_does_not_tell_a_stranger_who_played_a_private_match(player, bahar, private_match):
+    """Before, a report naming the match was refused for anyone who had not played it ("That
+    player did not play in this match.") and accepted for anyone who had: who played a private
+    match could be found out name by name. Now the match is left out of the report."""
+    arash = make_player("arash")
+    client = client_for(player)
+    for reported in (bahar, arash):
+        response = client.post(
+            reverse("accounts:report", args=[reported.username]),
+            {"reason": "other", "match": private_match.pk, "hand": 0, "trick": 0},
+        )
+        assert response.status_code == 302, reported
+        assert response["Location"] == reverse("accounts:profile", args=[reported.username])
+    reports = Report.objects.order_by("pk")
+    assert [(r.reported, r.match, r.hand, r.trick) for r in reports] == [
+        (bahar, None, None, None),
+        (arash, None, None, None),
+    ]
+
+
+def test_a_player_of_the_private_match_still_reports_it(bahar, private_match):
+    """The reported player's partner at the table (seated, so he may see it) keeps the match."""
+    roya = make_player("roya2")
+    table = open_table(user=roya, is_private=True)
+    match = MatchFactory(
+        table=table,
+        seats=[
+            SeatSpec(name="roya2", user=roya),
+            SeatSpec(name="bot1", computer_level="easy"),
+            SeatSpec(name="bahar", user=bahar),
+            SeatSpec(name="bot2", computer_level="easy"),
+        ],
+    )
+    client_for(roya).post(
+        reverse("accounts:report", args=[bahar.username]),
+        {"reason": "other", "match": match.pk, "hand": 0, "trick": 0},
+    )
+    assert Report.objects.get().match == match
+
+
+# Appeals: nobody decides on his own.
+
+
+@pytest.fixture
+def superuser_pair(db: None) -> tuple[User, User]:
+    return (
+        make_player("sara", is_staff=True, is_superuser=True),
+        make_player("omid", is_staff=True, is_superuser=True),
+    )
+
+
+def group_moderator(username: str) -> User:
+    """A member of the moderators' group without staff status: ``is_moderator`` lets him in."""
+    user = make_player(username)
+    group, _ = Group.objects.get_or_create(name=MODERATORS_GROUP)
+    user.groups.add(group)
+    return user
+
+
+def appealed_mute(*, judge: User, user: User) -> Appeal:
+    sanction = moderation.sanction_apply(
+        moderator=judge, user=user, kind="mute", reason="chat", minutes=60
+    )
+    return moderation.appeal_create(user=user, sanction=sanction, text="It was not me.")
+
+
+@pytest.mark.parametrize("grant", [True, False])
+def test_a_superuser_does_not_decide_on_his_own_appeal(superuser_pair, grant):
+    sara, omid = superuser_pair
+    appeal = appealed_mute(judge=omid, user=sara)
+    with pytest.raises(moderation.ModerationError) as refused:
+        moderation.appeal_decide(moderator=sara, appeal=appeal, grant=grant, decision="Fine.")
+    assert refused.value.code == "self"
+    appeal.refresh_from_db()
+    assert appeal.status == Appeal.Status.OPEN
+    assert Sanction.objects.get(pk=appeal.sanction_id).lifted_at is None
+    # Another superuser may.
+    moderation.appeal_decide(moderator=omid, appeal=appeal, grant=grant, decision="Fine.")
+    appeal.refresh_from_db()
+    assert appeal.status == (Appeal.Status.GRANTED if grant else Appeal.Status.REFUSED)
+
+
+def test_a_moderator_cannot_lift_his_mute_by_granting_his_own_appeal(moderator):
+    """Kaveh, in the moderators' group, is muted by Mina: he may not lift the mute (the rule of
+    ``sanction_lift``), so he may not grant his own appeal against it from the queue either."""
+    kaveh = group_moderator("kaveh")
+    appeal = appealed_mute(judge=moderator, user=kaveh)
+    response = client_for(kaveh).post(
+        reverse("accounts:moderation_appeal_decide", args=[appeal.pk]),
+        {"decision": "Granted by me.", "grant": "1"},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert "Another moderator must decide on your appeal." in response.content.decode()
+    appeal.refresh_from_db()
+    assert appeal.status == Appeal.Status.OPEN
+    assert Sanction.objects.get(pk=appeal.sanction_id).lifted_at is None
