@@ -330,7 +330,8 @@ def _enforce(sanction: Sanction) -> None:
 
 
 def sanction_lift(*, moderator: User, sanction: Sanction, reason: str) -> Sanction:
-    """End ``sanction`` now; lifting a void counts the match again.
+    """End ``sanction`` now; lifting a void counts the match again, and an appeal waiting
+    against it is granted with ``reason``.
 
     The rules of :func:`sanction_apply` hold: nobody lifts his own sanction, and only a superuser
     lifts one of a member of staff.
@@ -340,6 +341,14 @@ def sanction_lift(*, moderator: User, sanction: Sanction, reason: str) -> Sancti
     _require_may_act_on(moderator, sanction.user, yourself=_("You cannot lift your own sanction."))
     with transaction.atomic():
         locked = _lift(sanction=sanction)
+        # The lift answers an appeal still waiting against it: left open, the appeal stayed in
+        # the queue for a decision already made, and its player read that one was to come.
+        answered = Appeal.objects.filter(sanction=locked, status=Appeal.Status.OPEN).update(
+            status=Appeal.Status.GRANTED,
+            decided_by=moderator,
+            decision=reason,
+            decided_at=locked.lifted_at,
+        )
         _log(
             moderator=moderator,
             target=locked.user,
@@ -347,6 +356,7 @@ def sanction_lift(*, moderator: User, sanction: Sanction, reason: str) -> Sancti
             reason=reason,
             report=locked.report,
             sanction=locked,
+            details={"appeal_granted": True} if answered else None,
             at=locked.lifted_at,
         )
     return locked

@@ -153,3 +153,44 @@ def test_a_moderator_cannot_lift_his_mute_by_granting_his_own_appeal(moderator):
     appeal.refresh_from_db()
     assert appeal.status == Appeal.Status.OPEN
     assert Sanction.objects.get(pk=appeal.sanction_id).lifted_at is None
+
+
+# A sanction lifted while its appeal waits.
+
+
+def test_lifting_a_sanction_answers_its_open_appeal(moderator, bahar):
+    """Bahar appeals her mute; Mina reads it and lifts the mute from Bahar's page. Before, the
+    appeal stayed open: still in the queue for a moderator to decide, and Bahar's page still
+    said "You appealed; a moderator will decide." under a mute lifted already."""
+    sanction = moderation.sanction_apply(
+        moderator=moderator, user=bahar, kind="mute", reason="Insults", minutes=30
+    )
+    appeal = moderation.appeal_create(user=bahar, sanction=sanction, text="A joke.")
+    mina = client_for(moderator)
+    mina.post(
+        reverse("accounts:moderation_player_action", args=[bahar.username, "lift"]),
+        {"sanction": sanction.pk, "reason": "Fair enough."},
+    )
+
+    appeal.refresh_from_db()
+    assert (appeal.status, appeal.decided_by, appeal.decision) == (
+        Appeal.Status.GRANTED,
+        moderator,
+        "Fair enough.",
+    )
+    assert appeal.decided_at == Sanction.objects.get(pk=sanction.pk).lifted_at
+    assert list(mina.get(reverse("accounts:moderation_queue")).context["appeals"]) == []
+    page = client_for(bahar).get(reverse("accounts:my_sanctions")).content.decode()
+    assert "Your appeal was granted." in page
+    assert "a moderator will decide" not in page
+
+
+def test_lifting_a_sanction_leaves_a_decided_appeal_as_it_was(moderator, bahar):
+    sanction = moderation.sanction_apply(
+        moderator=moderator, user=bahar, kind="mute", reason="Insults", minutes=30
+    )
+    appeal = moderation.appeal_create(user=bahar, sanction=sanction, text="A joke.")
+    moderation.appeal_decide(moderator=moderator, appeal=appeal, grant=False, decision="No.")
+    moderation.sanction_lift(moderator=moderator, sanction=sanction, reason="Served enough.")
+    appeal.refresh_from_db()
+    assert (appeal.status, appeal.decision) == (Appeal.Status.REFUSED, "No.")
