@@ -17,7 +17,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.forms import DisplayNameForm, TokenCreateForm
 from accounts.models import ApiToken, User
@@ -27,7 +27,8 @@ from accounts.stats import player_stats
 from accounts.tokens import token_create, token_revoke
 
 
-@require_GET
+# GET and HEAD, as every page: HEAD was refused here alone (link previews, uptime checks).
+@require_safe
 def profile(request: HttpRequest, username: str) -> HttpResponse:
     """A player's public page: names, date joined, and statistics of the matches he finished here.
 
