@@ -386,6 +386,9 @@ def _lift(*, sanction: Sanction) -> Sanction:
 def note_add(*, moderator: User, user: User, text: str) -> ModeratorNote:
     """A private note of ``moderator`` on ``user``, for the other moderators."""
     _require_moderator(moderator)
+    # Notes are the other moderators' file on a player, read when judging reports about him.
+    if user.pk == moderator.pk:
+        raise ModerationError("self", _("You cannot add a note about yourself."))
     text = _required_text(text, _("Write the note."))
     if len(text) > ModeratorNote._meta.get_field("text").max_length:
         raise ModerationError("too_long", _("The note is too long."))

@@ -194,3 +194,35 @@ def test_lifting_a_sanction_leaves_a_decided_appeal_as_it_was(moderator, bahar):
     moderation.sanction_lift(moderator=moderator, sanction=sanction, reason="Served enough.")
     appeal.refresh_from_db()
     assert (appeal.status, appeal.decision) == (Appeal.Status.REFUSED, "No.")
+
+
+# Notes: for the other moderators.
+
+
+def test_a_moderator_writes_no_note_about_himself(moderator, player):
+    """Notes are what the other moderators know of a player: Mina could add her own, to the file
+    they read when judging a report about her (from her page, or a report about her)."""
+    report = moderation.report_create(reporter=player, reported=moderator, reason="other")
+    with pytest.raises(moderation.ModerationError) as refused:
+        moderation.note_add(moderator=moderator, user=moderator, text="Reports on me are trolls.")
+    assert refused.value.code == "self"
+    mina = client_for(moderator)
+    own_page = reverse("accounts:moderation_player", args=[moderator.username])
+    assert reverse("accounts:moderation_player_action", args=[moderator.username, "note"]) not in (
+        mina.get(own_page).content.decode()
+    )
+    report_page = mina.get(reverse("accounts:moderation_report", args=[report.pk]))
+    assert reverse("accounts:moderation_report_action", args=[report.pk, "note"]) not in (
+        report_page.content.decode()
+    )
+    for url in (
+        reverse("accounts:moderation_player_action", args=[moderator.username, "note"]),
+        reverse("accounts:moderation_report_action", args=[report.pk, "note"]),
+    ):
+        response = mina.post(url, {"text": "Reports on me are trolls."}, follow=True)
+        assert "You cannot add a note about yourself." in response.content.decode()
+    assert not moderator.moderator_notes.exists()
+    # Another moderator still may.
+    omid = make_player("omid", is_staff=True, is_superuser=True)
+    moderation.note_add(moderator=omid, user=moderator, text="Asked about her reports.")
+    assert moderator.moderator_notes.count() == 1
