@@ -72,7 +72,8 @@ class Player:
 
     seat: int
     name: str
-    username: str | None  # None for a computer player, an imported seat or a deleted account
+    #: None for a computer player, an imported seat, a deleted account or an inactive one.
+    username: str | None
     computer: bool
     you: bool
 
@@ -187,7 +188,9 @@ def history_seats(*, user: Any, filters: HistoryFilters) -> QuerySet[MatchSeat]:
 
 
 def _seats_with_usernames() -> QuerySet[MatchSeat]:
-    return MatchSeat.objects.annotate(username=F("user__username")).order_by("index")
+    # An inactive account has no profile (404) and nothing to report: its name gets no link.
+    username = Case(When(user__is_active=True, then=F("user__username")), default=None)
+    return MatchSeat.objects.annotate(username=username).order_by("index")
 
 
 def _player(seat: MatchSeat, *, viewer_id: int | None) -> Player:
