@@ -211,7 +211,12 @@ def appeal_sanction(request: HttpRequest, sanction_id: int) -> HttpResponse:
     sanction = get_object_or_404(Sanction, pk=sanction_id, user=request.user)
     form = AppealForm(request.POST)
     if not form.is_valid():
-        messages.error(request, _("Write why the sanction should be lifted."))
+        # Empty, or too long: say which (the browser's maxlength counts a line break once, the
+        # form counts the CR LF it receives twice, so a long appeal can pass the one, not this).
+        empty = not request.POST.get("text", "").strip()
+        messages.error(
+            request, _("Write why the sanction should be lifted.") if empty else _form_errors(form)
+        )
         return redirect("accounts:my_sanctions")
     try:
         moderation.appeal_create(

@@ -226,3 +226,27 @@ def test_a_moderator_writes_no_note_about_himself(moderator, player):
     omid = make_player("omid", is_staff=True, is_superuser=True)
     moderation.note_add(moderator=omid, user=moderator, text="Asked about her reports.")
     assert moderator.moderator_notes.count() == 1
+
+
+# The appeal form's refusals.
+
+
+def test_an_appeal_too_long_is_told_so_not_to_write_one(moderator, bahar):
+    """An appeal over 2,000 characters was answered "Write why the sanction should be lifted.",
+    as if it were empty. The browser's maxlength does not stop it: it counts a line break as one
+    character where the form, receiving CR LF, counts two."""
+    sanction = moderation.sanction_apply(
+        moderator=moderator, user=bahar, kind="mute", reason="Insults", minutes=30
+    )
+    client = client_for(bahar)
+    url = reverse("accounts:appeal_sanction", args=[sanction.pk])
+    text = (
+        "It was a joke.\r\n" * 130
+    )  # 1,950 characters in the browser, 2,078 here (the last line break stripped)
+    page = client.post(url, {"text": text}, follow=True).content.decode()
+    assert "Ensure this value has at most 2000 characters (it has 2078)." in page
+    assert "Write why the sanction should be lifted." not in page
+    assert not Appeal.objects.exists()
+
+    page = client.post(url, {"text": "  "}, follow=True).content.decode()
+    assert "Write why the sanction should be lifted." in page
