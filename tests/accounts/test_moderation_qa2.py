@@ -143,6 +143,11 @@ def test_a_moderator_cannot_lift_his_mute_by_granting_his_own_appeal(moderator):
     ``sanction_lift``), so he may not grant his own appeal against it from the queue either."""
     kaveh = group_moderator("kaveh")
     appeal = appealed_mute(judge=moderator, user=kaveh)
+    decide = reverse("accounts:moderation_appeal_decide", args=[appeal.pk])
+    queue = reverse("accounts:moderation_queue")
+    # The queue lists his appeal for the others to decide, without the buttons for him.
+    assert decide not in client_for(kaveh).get(queue).content.decode()
+    assert decide in client_for(moderator).get(queue).content.decode()
     response = client_for(kaveh).post(
         reverse("accounts:moderation_appeal_decide", args=[appeal.pk]),
         {"decision": "Granted by me.", "grant": "1"},
