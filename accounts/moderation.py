@@ -205,7 +205,8 @@ def report_close(*, report: Report, moderator: User, decision: str) -> Report:
         locked = Report.objects.select_for_update().get(pk=report.pk)
         _require_open(locked, moderator)
         now = timezone.now()
-        if locked.taken_by_id is None:
+        if locked.taken_by_id != moderator.pk:
+            # Untaken, or taken by a former moderator (_require_open): he closes it himself.
             locked.taken_by = moderator
             locked.taken_at = now
         locked.status = Report.Status.CLOSED
@@ -231,7 +232,10 @@ def _require_open(report: Report, moderator: User) -> None:
     )
     if report.status == Report.Status.CLOSED:
         raise ModerationError("closed", _("This report is closed."))
-    if report.taken_by_id is not None and report.taken_by_id != moderator.pk:
+    # One who moderates no more (out of the group, account closed) keeps no report: it would
+    # wait for him for good, as nobody else could take or close it.
+    taken_by_other = report.taken_by_id is not None and report.taken_by_id != moderator.pk
+    if taken_by_other and is_moderator(report.taken_by):
         raise ModerationError(
             "taken",
             _("%(name)s is working on this report.")

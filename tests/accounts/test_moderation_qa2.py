@@ -255,3 +255,44 @@ def test_an_appeal_too_long_is_told_so_not_to_write_one(moderator, bahar):
 
     page = client.post(url, {"text": "  "}, follow=True).content.decode()
     assert "Write why the sanction should be lifted." in page
+
+
+# A report taken by someone who moderates no more.
+
+
+@pytest.mark.parametrize("leaves", ["group", "account"])
+def test_a_report_taken_by_a_former_moderator_can_be_taken_over(player, bahar, leaves):
+    """Kaveh took a report, then left the moderators (removed from the group, or his account
+    closed): every other moderator was told "kaveh is working on this report." for good, and
+    nobody could close it."""
+    kaveh = group_moderator("kaveh")
+    omid = group_moderator("omid")
+    report = moderation.report_create(reporter=player, reported=bahar, reason="other")
+    moderation.report_take(report=report, moderator=kaveh)
+    with pytest.raises(moderation.ModerationError):
+        moderation.report_take(report=report, moderator=omid)
+    if leaves == "group":
+        kaveh.groups.clear()
+    else:
+        User.objects.filter(pk=kaveh.pk).update(is_active=False)
+
+    taken = moderation.report_take(report=report, moderator=omid)
+    assert (taken.status, taken.taken_by) == (Report.Status.TAKEN, omid)
+    closed = moderation.report_close(report=report, moderator=omid, decision="Nothing wrong.")
+    assert (closed.status, closed.taken_by) == (Report.Status.CLOSED, omid)
+
+
+def test_a_report_taken_by_a_former_moderator_is_closed_by_the_next_one(player, bahar):
+    kaveh = group_moderator("kaveh")
+    omid = group_moderator("omid")
+    report = moderation.report_create(reporter=player, reported=bahar, reason="other")
+    moderation.report_take(report=report, moderator=kaveh)
+    kaveh.groups.clear()
+    response = client_for(omid).post(
+        reverse("accounts:moderation_report_action", args=[report.pk, "close"]),
+        {"decision": "Nothing wrong."},
+        follow=True,
+    )
+    assert "The report is closed." in response.content.decode()
+    report.refresh_from_db()
+    assert (report.status, report.taken_by) == (Report.Status.CLOSED, omid)
