@@ -195,7 +195,10 @@ def rename(request: HttpRequest) -> HttpResponse:
         except moderation.ModerationError as refusal:
             error = refusal.message
         else:
-            messages.success(request, _("Your username is now %(name)s.") % {"name": request.user})
+            # The username itself: str(user) is the display name when he has one.
+            messages.success(
+                request, _("Your username is now %(name)s.") % {"name": request.user.username}
+            )
             return redirect("accounts:profile", username=request.user.username)
     return render(
         request,

@@ -296,3 +296,19 @@ def test_a_report_taken_by_a_former_moderator_is_closed_by_the_next_one(player, 
     assert "The report is closed." in response.content.decode()
     report.refresh_from_db()
     assert (report.status, report.taken_by) == (Report.Status.CLOSED, omid)
+
+
+# A forced rename.
+
+
+def test_the_rename_is_confirmed_with_the_new_username_not_the_display_name(moderator):
+    """A player with a display name was told "Your username is now <display name>."."""
+    player = make_player("badname", display_name="Bahar Jan")
+    moderation.sanction_apply(moderator=moderator, user=player, kind="rename", reason="Rude name")
+    response = client_for(player).post(
+        reverse("accounts:rename"), {"username": "bahar_new"}, follow=True
+    )
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Your username is now bahar_new." in page
+    assert "Your username is now Bahar Jan." not in page
