@@ -56,6 +56,8 @@ MOMENT_MAX = 32767
 SANCTION_MAX_MINUTES = 366 * 24 * 60
 #: Sanctions that need a length in minutes; the others have none.
 TIMED_KINDS = (Sanction.Kind.MUTE, Sanction.Kind.SUSPEND, Sanction.Kind.PLAY_BAN)
+#: Sanctions in force until lifted (a rename until done too): one of each at a time.
+UNENDING_KINDS = (Sanction.Kind.BAN, Sanction.Kind.RENAME)
 
 #: The log's action codes and what each means, for the log page.
 ACTIONS: dict[str, Any] = {
@@ -260,7 +262,8 @@ def sanction_apply(
 
     A mute, a suspension and a play ban last ``minutes``; a warning, a ban and a void have no
     end; a forced rename lasts until the player picks a new username (:func:`rename_done`). A void
-    needs ``match`` and takes it out of statistics and ratings (``Match.voided``).
+    needs ``match`` and takes it out of statistics and ratings (``Match.voided``). A ban or a
+    rename is refused while one of the same kind is in force.
     """
     _require_moderator(moderator)
     if kind not in Sanction.Kind.values:
@@ -288,6 +291,13 @@ def sanction_apply(
             raise ModerationError("not_in_match", _("That player did not play in this match."))
     with transaction.atomic():
         now = timezone.now()
+        if kind in UNENDING_KINDS:
+            # The player's row, locked: a double click sends two at once.
+            User.objects.select_for_update().filter(pk=user.pk).first()
+            # A second one would add nothing, and lifting the one a moderator sees would leave
+            # the other in force.
+            if sanction_in_force(user=user, kinds=[kind], now=now) is not None:
+                raise ModerationError("in_force", _("This player is under this sanction already."))
         if kind == Sanction.Kind.VOID:
             locked = Match.objects.select_for_update().get(pk=match.pk)
             if locked.voided:

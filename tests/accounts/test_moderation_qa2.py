@@ -11,6 +11,7 @@ from django.urls import reverse
 from accounts import moderation
 from accounts.models import Appeal, Report, Sanction, User
 from accounts.roles import MODERATORS_GROUP
+from accounts.sanctions import sanction_in_force
 from games.models import Match
 from games.services import SeatSpec
 from tests.accounts.players import make_player
@@ -312,3 +313,35 @@ def test_the_rename_is_confirmed_with_the_new_username_not_the_display_name(mode
     page = response.content.decode()
     assert "Your username is now bahar_new." in page
     assert "Your username is now Bahar Jan." not in page
+
+
+# A sanction without an end, given twice.
+
+
+@pytest.mark.parametrize("kind", ["ban", "rename"])
+def test_a_sanction_without_an_end_is_not_given_twice(moderator, bahar, kind):
+    """A double click on Ban gave two bans: lifting the one a moderator lifted left the other in
+    force, and Bahar stayed banned after "The sanction is lifted."."""
+    mina = client_for(moderator)
+    url = reverse("accounts:moderation_player_action", args=[bahar.username, kind])
+    mina.post(url, {"reason": "Cheating"})
+    second = mina.post(url, {"reason": "Cheating"}, follow=True)
+    assert "This player is under this sanction already." in second.content.decode()
+    sanction = Sanction.objects.get(user=bahar, kind=kind)
+
+    mina.post(
+        reverse("accounts:moderation_player_action", args=[bahar.username, "lift"]),
+        {"sanction": sanction.pk, "reason": "Mistake"},
+    )
+    assert sanction_in_force(user=bahar, kinds=[kind]) is None
+    # Once lifted, it may be given again.
+    moderation.sanction_apply(moderator=moderator, user=bahar, kind=kind, reason="Again")
+    assert Sanction.objects.filter(user=bahar, kind=kind).count() == 2
+
+
+def test_timed_sanctions_and_warnings_may_follow_each_other(moderator, bahar):
+    for kind, minutes in (("warn", None), ("warn", None), ("mute", 10), ("mute", 600)):
+        moderation.sanction_apply(
+            moderator=moderator, user=bahar, kind=kind, reason="Again", minutes=minutes
+        )
+    assert Sanction.objects.filter(user=bahar).count() == 4
