@@ -6,17 +6,20 @@ from __future__ import annotations
 import email
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
+from django.db import connections, transaction
 from django.utils import translation
 from playwright.sync_api import Page, expect
 
-from games.engine import Card, HandState
-from games.models import Match
+from games.engine import Card, HandState, get_variant, new_match
+from games.models import Match, Table
 from games.rendering import card_face
 from games.selectors import match_state_build
+from games.services import SeatSpec, match_create
 
 PASSWORD = "Shab-e-Yalda-1403"
 
@@ -28,6 +31,58 @@ def verified_user(username: str):
     )
     EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
     return user
+
+
+def seed_with_hakem(variant: str, seat: int) -> int:
+    """A match seed whose draw makes ``seat`` the first Hakem."""
+    rules = get_variant(variant)
+    return next(s for s in range(1000) if new_match(rules, seed=s).hand.hakem == seat)
+
+
+def running_match(
+    variant: str,
+    seats: list[SeatSpec],
+    *,
+    creator,
+    hakem: int | None = None,
+    clock: int | None = None,
+    waiting: bool = False,
+) -> Match:
+    """A match to 7 at a public table that allows spectators, ``hakem`` its first Hakem (else
+    the seed's draw decides), with a turn clock of ``clock`` seconds or none. ``waiting``: its
+    next step is not set, as when its clock stopped because nobody was there (the first player
+    to connect starts it)."""
+    seed = seed_with_hakem(variant, hakem) if hakem is not None else None
+
+    def create() -> Match:
+        try:
+            with transaction.atomic():
+                table = Table.objects.create(
+                    name="Shab-neshini",
+                    variant=variant,
+                    created_by=creator,
+                    turn_clock_seconds=clock,
+                    allow_spectators=True,
+                    status=Table.Status.PLAYING,
+                )
+                match = match_create(
+                    variant=variant,
+                    target=7,
+                    seats=seats,
+                    seed=seed,
+                    table=table,
+                    clock_seconds=clock,
+                )
+                if waiting:
+                    Match.objects.filter(pk=match.pk).update(step_at=None)
+            return match
+        finally:
+            connections.close_all()
+
+    # In a thread of its own: the services broadcast after the commit with async_to_sync, which
+    # refuses to run in this thread, where Playwright's event loop runs.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(create).result()
 
 
 def log_in(page: Page, username: str, password: str = PASSWORD) -> None:

@@ -16,25 +16,21 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from django.db import connections, transaction
 from django.utils import translation
 from playwright.sync_api import Locator, Page, expect
 
-from games.engine import get_variant, new_match
 from games.models import (
     CardPlay,
     ComputerLevel,
     Match,
     MatchEvent,
     MatchSeat,
-    Table,
 )
-from games.services import SeatSpec, match_create
+from games.services import SeatSpec
 
 from .conftest import TIMEOUT_MS
 from .helpers import (
@@ -45,6 +41,7 @@ from .helpers import (
     match_state,
     page_html_without_draw,
     played_cards,
+    running_match,
     table_version,
     verified_user,
     wait_match_live,
@@ -309,12 +306,6 @@ def proxy(live_server_url: str) -> Iterator[CuttableProxy]:
     relay.close()
 
 
-def _seed_with_hakem(variant: str, seat: int) -> int:
-    """A match seed whose draw makes ``seat`` the first Hakem."""
-    rules = get_variant(variant)
-    return next(s for s in range(1000) if new_match(rules, seed=s).hand.hakem == seat)
-
-
 def _start_match(
     variant: str,
     players: list[Person | None],
@@ -324,8 +315,7 @@ def _start_match(
     waiting: bool = False,
 ) -> Match:
     """A match at a public table that allows spectators: a person at each seat given one, a
-    computer player at the others. ``waiting``: its next step is not set, as when its clock
-    stopped because nobody was there (the first player to connect starts it)."""
+    computer player at the others (``helpers.running_match``)."""
     creator = next(p for p in players if p is not None).user
     seats = [
         SeatSpec(name=p.name, user=p.user)
@@ -333,37 +323,7 @@ def _start_match(
         else SeatSpec(name=f"Computer {i + 1}", computer_level=ComputerLevel.EASY)
         for i, p in enumerate(players)
     ]
-    seed = _seed_with_hakem(variant, hakem) if hakem is not None else None
-
-    def create() -> Match:
-        try:
-            with transaction.atomic():
-                table = Table.objects.create(
-                    name="Shab-neshini",
-                    variant=variant,
-                    created_by=creator,
-                    turn_clock_seconds=clock,
-                    allow_spectators=True,
-                    status=Table.Status.PLAYING,
-                )
-                match = match_create(
-                    variant=variant,
-                    target=7,
-                    seats=seats,
-                    seed=seed,
-                    table=table,
-                    clock_seconds=clock,
-                )
-                if waiting:
-                    Match.objects.filter(pk=match.pk).update(step_at=None)
-            return match
-        finally:
-            connections.close_all()
-
-    # In a thread of its own: the services broadcast after the commit with async_to_sync, which
-    # refuses to run in this thread, where Playwright's event loop runs.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(create).result()
+    return running_match(variant, seats, creator=creator, hakem=hakem, clock=clock, waiting=waiting)
 
 
 def _wait(page: Page, check: Callable[[], object], what: str) -> object:

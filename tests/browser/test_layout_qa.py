@@ -9,18 +9,15 @@ one script run, after the socket's first frame (which replaces #table) and the e
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connections, transaction
 from playwright.sync_api import Page, expect
 
-from games.engine import get_variant, new_match
-from games.models import ComputerLevel, Match, MatchSeat, Table
-from games.services import SeatSpec, match_create
+from games.engine import get_variant
+from games.models import ComputerLevel, MatchSeat
+from games.services import SeatSpec
 
-from .helpers import log_in, verified_user, wait_match_live
+from .helpers import log_in, running_match, verified_user, wait_match_live
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -120,39 +117,6 @@ _STICKING_OUT = """
 """
 
 
-def _seed_with_hakem(variant: str, seat: int) -> int:
-    rules = get_variant(variant)
-    return next(s for s in range(1000) if new_match(rules, seed=s).hand.hakem == seat)
-
-
-def _create_match(variant: str, seats: list[SeatSpec], creator, hakem: int = 0) -> Match:
-    """A running match, ``hakem`` its first Hakem, without a turn clock."""
-
-    def create() -> Match:
-        try:
-            with transaction.atomic():
-                table = Table.objects.create(
-                    name="Shab-neshini",
-                    variant=variant,
-                    created_by=creator,
-                    status=Table.Status.PLAYING,
-                )
-                return match_create(
-                    variant=variant,
-                    target=7,
-                    seats=seats,
-                    seed=_seed_with_hakem(variant, hakem),
-                    table=table,
-                )
-        finally:
-            connections.close_all()
-
-    # In a thread of its own: the services broadcast after the commit with async_to_sync, which
-    # refuses to run in this thread, where Playwright's event loop runs.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(create).result()
-
-
 def _open_match(open_page, base_url: str, size: str, language: str, username: str, match_id: int):
     page = open_page(**SIZES[size])
     page.context.add_init_script(_FRAMES)
@@ -194,7 +158,7 @@ def test_seat_badges_and_labels_stay_on_the_felt_and_away_badges_on_their_plates
     seats = [SeatSpec(name="Sara", user=viewer)] + [
         SeatSpec(name=user.username.title(), user=user) for user in others[: players - 1]
     ]
-    match = _create_match(variant, seats, viewer, hakem=hakem)
+    match = running_match(variant, seats, creator=viewer, hakem=hakem)
     stand_ins = MatchSeat.objects.filter(match=match, index__gte=1).exclude(index=hakem)
     stand_ins.update(status=MatchSeat.Status.LEFT)
     stand_ins.filter(index=players // 2).update(status=MatchSeat.Status.AWAY)
@@ -231,7 +195,7 @@ def test_the_tools_row_is_in_sight_on_a_laptop_without_scrolling(
     seats = [SeatSpec(name="Sara", user=viewer)] + [
         SeatSpec(name=f"Computer {i}", computer_level=ComputerLevel.EASY) for i in (1, 2, 3)
     ]
-    match = _create_match("hokm4", seats, viewer)
+    match = running_match("hokm4", seats, creator=viewer, hakem=0)
     page = _open_match(open_page, base_url, "desktop", language, "sara", match.pk)
     assert _settled_step(page) == "call"
     version = page.locator("#table").get_attribute("data-version")
@@ -278,7 +242,7 @@ def test_the_discard_bar_covers_no_card_on_a_laptop_R3_5(open_page, base_url, la
         SeatSpec(name="Sara", user=viewer),
         SeatSpec(name="Computer 1", computer_level=ComputerLevel.EASY),
     ]
-    match = _create_match("hokm2-draw", seats, viewer)
+    match = running_match("hokm2-draw", seats, creator=viewer, hakem=0)
     page = _open_match(open_page, base_url, "desktop", language, "sara", match.pk)
     assert _settled_step(page) == "call"
     page.locator("#table button[data-suit]").first.click()
