@@ -211,12 +211,22 @@ def hand_record(*, user: User) -> HandRecord:
     return HandRecord(**totals)
 
 
-def favourite_partner(*, user: User) -> Partner | None:
+def favourite_partner(*, user: User, include_private: bool = False) -> Partner | None:
     """The person who sat opposite ``user`` in most finished four-player matches, in one query.
 
     Computer players are not people and are left out. Ties go to the partner with more wins
-    together, then to the one he played with most recently.
+    together, then to the one he played with most recently. Matches at private tables count only
+    with ``include_private`` (the player's own view): on the page others see, they would tell
+    who plays with whom behind closed doors.
     """
+    # Not ~Q(...is_private=True): a negated condition on a many-valued relation becomes a
+    # subquery that would drop every partner who ever sat at a private table.
+    shown = (
+        Q()
+        if include_private
+        else Q(match_seats__match__table__isnull=True)
+        | Q(match_seats__match__table__is_private=False)
+    )
     # The seat opposite his partner's seat ``match_seats`` in the same match (R1.4).
     opposite = Case(
         *(
@@ -232,6 +242,7 @@ def favourite_partner(*, user: User) -> Partner | None:
     # the annotations below count over exactly those rows.
     best = (
         User.objects.filter(
+            shown,
             match_seats__match__variant__in=_PARTNERSHIP_VARIANTS,
             match_seats__match__status=Match.Status.FINISHED,
             match_seats__match__imported=False,
@@ -274,12 +285,13 @@ def recent_results(*, user: User, limit: int = CHART_MATCHES) -> tuple[ChartResu
     )
 
 
-def player_stats(*, user: User) -> PlayerStats:
-    """Everything the profile shows about ``user``'s play: four queries."""
+def player_stats(*, user: User, include_private: bool = False) -> PlayerStats:
+    """Everything the profile shows about ``user``'s play: four queries. ``include_private``:
+    his partners at private tables count too (his own view of his page)."""
     return PlayerStats(
         record=player_record(user=user),
         hands=hand_record(user=user),
-        partner=favourite_partner(user=user),
+        partner=favourite_partner(user=user, include_private=include_private),
         recent=recent_results(user=user),
     )
 

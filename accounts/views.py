@@ -41,7 +41,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         if len(others) != 1:
             raise Http404
         return redirect("accounts:profile", username=others[0].username, permanent=True)
-    stats = player_stats(user=player)
+    stats = player_stats(user=player, include_private=request.user.pk == player.pk)
     return render(
         request,
         "accounts/profile.html",

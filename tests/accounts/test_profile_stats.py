@@ -36,7 +36,7 @@ from accounts.stats import (
     results_chart,
 )
 from games.engine import outcome
-from games.models import ComputerLevel, Hand, Match, MatchSeat
+from games.models import ComputerLevel, Hand, Match, MatchSeat, Table
 from games.services import SeatSpec, match_create
 from tests.accounts.players import make_player
 from tests.games.factories import PlayedMatch, engine_hand_search, match_play
@@ -318,6 +318,36 @@ def test_favourite_partner_ties_go_to_more_wins_then_the_latest() -> None:
     stored("hokm4", [roya, None, sina, None], winner=0)
     stored("hokm4", [roya, None, mina, None], winner=1)
     assert favourite_partner(user=roya).user == sina  # 2 games each, Sina won one
+
+
+def test_partners_at_private_tables_show_only_on_his_own_view_of_his_page_R1_4() -> None:
+    """The favourite partner on the public page told anyone who plays with whom at private
+    tables (the report form was fixed for the same reason). Others now see partners from
+    public tables and tableless matches alone; the player himself sees all of them."""
+    roya, sina, mina = make_player("roya"), make_player("sina"), make_player("mina")
+    hidden = Table.objects.create(name="Home", variant="hokm4", is_private=True)
+    public = Table.objects.create(name="Lobby game", variant="hokm4")
+    for _ in range(3):  # Sina opposite her three times, at her private table
+        Match.objects.filter(pk=stored("hokm4", [roya, None, sina, None], winner=0).pk).update(
+            table=hidden
+        )
+    Match.objects.filter(pk=stored("hokm4", [roya, None, mina, None], winner=0).pk).update(
+        table=public
+    )
+    stored("hokm4", [None, mina, None, roya], winner=1)  # no table (API)
+
+    assert favourite_partner(user=roya).user == mina
+    assert favourite_partner(user=roya).played == 2
+    assert favourite_partner(user=roya, include_private=True).user == sina
+    assert favourite_partner(user=sina) is None  # his only partner games were private
+    page = reverse("accounts:profile", args=["roya"])
+    stranger = Client()
+    stranger.force_login(make_player("reza"))
+    herself = Client()
+    herself.force_login(roya)
+    assert "sina" not in stranger.get(page).content.decode()
+    assert "mina" in stranger.get(page).content.decode()
+    assert "sina" in herself.get(page).content.decode()
 
 
 def test_a_player_with_no_match_has_empty_statistics() -> None:
