@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.contrib.auth import logout
+from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve
@@ -59,8 +60,33 @@ def _rename_first(request: HttpRequest) -> bool:
     return name not in _RENAME_FREE and name != "account_logout"
 
 
-def blocked_response(request: HttpRequest, sanction: Sanction) -> HttpResponse:
-    """The page that tells a kept-out player why and until when (403)."""
+#: The salt of the signed sanction id the blocked page's appeal form carries.
+BLOCKED_APPEAL_SALT = "accounts.blocked-appeal"
+
+
+def blocked_response(
+    request: HttpRequest,
+    sanction: Sanction,
+    *,
+    appeal_error: str = "",
+    appeal_text: str = "",
+    status: int = 403,
+) -> HttpResponse:
+    """The page that tells a kept-out player why and until when (403), with his appeal.
+
+    He is signed out, so the sanctions page, where others appeal, is closed to him: the page
+    carries the form itself, with the sanction's id signed (``BLOCKED_APPEAL_SALT``). The page is
+    shown only to someone who has just proved he owns the account (his session, or his password
+    at sign-in), so the signature stands for that proof for a while
+    (``accounts.moderation_views.appeal_blocked``).
+    """
+    from accounts.models import Appeal
+    from accounts.moderation_forms import AppealForm
+
+    appeal = Appeal.objects.filter(sanction=sanction).first()
+    appeal_token = ""
+    if appeal is None and sanction.lifted_at is None:
+        appeal_token = signing.dumps(sanction.pk, salt=BLOCKED_APPEAL_SALT)
     return render(
         request,
         "accounts/blocked.html",
@@ -68,6 +94,10 @@ def blocked_response(request: HttpRequest, sanction: Sanction) -> HttpResponse:
             "sanction": sanction,
             "blocked_message": blocked_message(sanction),
             "until": sanction_until(sanction),
+            "appeal": appeal,
+            "appeal_token": appeal_token,
+            "appeal_form": AppealForm(initial={"text": appeal_text}),
+            "appeal_error": appeal_error,
         },
-        status=403,
+        status=status,
     )

@@ -14,6 +14,7 @@ urlpatterns = [
         views.appeal_sanction,
         name="appeal_sanction",
     ),
+    path("account/blocked/appeal/", views.appeal_blocked, name="appeal_blocked"),
     path("moderation/", views.queue, name="moderation_queue"),
     path("moderation/log/", views.log, name="moderation_log"),
     path("moderation/reports/<int:report_id>/", views.report_detail, name="moderation_report"),

@@ -9,6 +9,7 @@ from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core import signing
 from django.core.paginator import Paginator
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
@@ -20,6 +21,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from accounts import moderation
+from accounts.middleware import BLOCKED_APPEAL_SALT, blocked_response
 from accounts.models import Appeal, ModerationLogEntry, Report, Sanction, User
 from accounts.moderation_forms import (
     AppealForm,
@@ -206,6 +208,53 @@ def rename(request: HttpRequest) -> HttpResponse:
         {"sanction": sanction, "error": error, "value": request.POST.get("username", "")},
         status=400 if error else 200,
     )
+
+
+#: How long the appeal form of the blocked page stays good after the page was shown.
+BLOCKED_APPEAL_MAX_AGE = 60 * 60
+
+
+@require_POST
+def appeal_blocked(request: HttpRequest) -> HttpResponse:
+    """The appeal of a suspended or banned player, from the page that keeps him out (he is not
+    signed in: the form's signed sanction id, ``middleware.blocked_response``, says whose)."""
+    try:
+        sanction_id = signing.loads(
+            request.POST.get("token", ""), salt=BLOCKED_APPEAL_SALT, max_age=BLOCKED_APPEAL_MAX_AGE
+        )
+        sanction = Sanction.objects.select_related("user").get(pk=int(sanction_id))
+    except (signing.BadSignature, Sanction.DoesNotExist, TypeError, ValueError):
+        return render(
+            request,
+            "accounts/blocked_appeal_expired.html",
+            {
+                "message": _(
+                    "This appeal form is out of date or was changed. Sign in again to get a new "
+                    "one."
+                )
+            },
+            status=400,
+        )
+    form = AppealForm(request.POST)
+    text = request.POST.get("text", "")
+    if not form.is_valid():
+        error = _("Write why the sanction should be lifted.") if not text.strip() else ""
+        return blocked_response(
+            request,
+            sanction,
+            appeal_error=error or _form_errors(form),
+            appeal_text=text,
+            status=400,
+        )
+    try:
+        moderation.appeal_create(
+            user=sanction.user, sanction=sanction, text=form.cleaned_data["text"]
+        )
+    except moderation.ModerationError as refusal:
+        return blocked_response(request, sanction, appeal_error=refusal.message, status=400)
+    # The page again, now with his appeal waiting for a moderator instead of the form; he is
+    # still kept out, but what he asked for was done.
+    return blocked_response(request, sanction, status=200)
 
 
 @login_required
