@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from allauth.account.models import EmailAddress
+from datetime import timedelta
 
-from accounts.models import User
+from allauth.account.models import EmailAddress
+from django.utils import timezone
+
+from accounts.models import Sanction, User
 
 PASSWORD = "felt-and-seven-tricks"
 
@@ -15,3 +18,18 @@ def make_player(username: str = "roya", *, email: str | None = None, **fields: o
     user = User.objects.create_user(username=username, email=email, password=PASSWORD, **fields)
     EmailAddress.objects.create(user=user, email=email, verified=True, primary=True)
     return user
+
+
+def sanction_in_force(
+    user: User, kind: str, *, minutes: int | None = 60, reason: str = "Abuse in chat"
+) -> Sanction:
+    """A sanction in force from a second ago for ``minutes`` (None: no end), written straight to
+    the table as the moderation services would."""
+    now = timezone.now()
+    return Sanction.objects.create(
+        user=user,
+        kind=kind,
+        reason=reason,
+        starts_at=now - timedelta(seconds=1),
+        ends_at=now + timedelta(minutes=minutes) if minutes is not None else None,
+    )

@@ -8,7 +8,6 @@ his (his session, or his password at sign-in)."""
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
 import pytest
 from django.core import signing
@@ -19,7 +18,7 @@ from accounts.middleware import BLOCKED_APPEAL_SALT
 from accounts.models import Appeal, Sanction, User
 from accounts.moderation import appeal_decide
 from accounts.moderation_views import BLOCKED_APPEAL_MAX_AGE
-from tests.accounts.players import PASSWORD, make_player
+from tests.accounts.players import PASSWORD, make_player, sanction_in_force
 
 pytestmark = pytest.mark.django_db
 
@@ -27,14 +26,9 @@ APPEAL_URL = reverse("accounts:appeal_blocked")
 
 
 def ban(user: User, kind: str = Sanction.Kind.BAN) -> Sanction:
-    now = timezone.now()
-    return Sanction.objects.create(
-        user=user,
-        kind=kind,
-        reason="Cheating with a partner",
-        starts_at=now - timedelta(seconds=1),
-        ends_at=now + timedelta(days=3) if kind == Sanction.Kind.SUSPEND else None,
-    )
+    """A ban (no end) or a suspension of three days, in force now."""
+    minutes = 3 * 24 * 60 if kind == Sanction.Kind.SUSPEND else None
+    return sanction_in_force(user, kind, minutes=minutes, reason="Cheating with a partner")
 
 
 def blocked_page(client, user: User) -> str:

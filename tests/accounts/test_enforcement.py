@@ -26,20 +26,10 @@ from games.tables import (
     table_start,
 )
 from tests.accounts.players import PASSWORD, make_player
+from tests.accounts.players import sanction_in_force as sanction
 from tests.games.factories import api_match_start, match_play, open_table
 
 pytestmark = pytest.mark.django_db
-
-
-def sanction(user: User, kind: str, *, minutes: int | None = 60, reason: str = "Abuse in chat"):
-    now = timezone.now()
-    return Sanction.objects.create(
-        user=user,
-        kind=kind,
-        reason=reason,
-        starts_at=now - timedelta(seconds=1),
-        ends_at=now + timedelta(minutes=minutes) if minutes is not None else None,
-    )
 
 
 def log_in(client, user: User):
