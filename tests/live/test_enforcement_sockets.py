@@ -19,6 +19,7 @@ from accounts.models import Sanction
 from games.lobby_consumers import CLOSE_FORBIDDEN
 from games.models import MatchSeat
 from games.selectors import match_state_build
+from tests.accounts.players import sanction_in_force
 from tests.games.factories import UserFactory, open_table
 from tests.games.test_lobby_consumers import application
 from tests.live.test_chat import join_html, join_json, receive_html, receive_type
@@ -29,20 +30,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 db = database_sync_to_async
 
 
-def sanction(user, kind: str, *, minutes: int | None = 60, reason: str = "Cheating") -> Sanction:
-    now = timezone.now()
-    return Sanction.objects.create(
-        user=user,
-        kind=kind,
-        reason=reason,
-        starts_at=now - timedelta(seconds=1),
-        ends_at=now + timedelta(minutes=minutes) if minutes is not None else None,
-    )
-
-
 def sanction_and_enforce(user, kind: str, **kwargs: Any) -> Sanction:
     """As ``accounts.moderation.sanction_apply`` does: write it, then enforce it."""
-    row = sanction(user, kind, **kwargs)
+    row = sanction_in_force(user, kind, **kwargs)
     sanction_enforce(row)
     return row
 
@@ -123,7 +113,9 @@ async def test_a_suspension_also_closes_a_table_page_socket():
 
 async def test_a_blocked_player_cannot_open_a_socket():
     match, users = await db(make_match)("hokm2")
-    suspension = await db(sanction)(users[0], Sanction.Kind.SUSPEND, minutes=45, reason="Abuse")
+    suspension = await db(sanction_in_force)(
+        users[0], Sanction.Kind.SUSPEND, minutes=45, reason="Abuse"
+    )
     until = await db(sanction_until)(suspension)
     for api in (True, False):
         path = f"/ws/{'api/' if api else ''}match/{match.pk}/"
@@ -158,7 +150,7 @@ async def test_a_mute_or_a_warning_closes_nothing():
 
 async def test_a_muted_players_chat_is_refused_with_the_reason_and_the_end_on_both_sockets():
     match, users = await db(make_match)("hokm2")
-    mute = await db(sanction)(users[0], Sanction.Kind.MUTE, minutes=20, reason="Insults")
+    mute = await db(sanction_in_force)(users[0], Sanction.Kind.MUTE, minutes=20, reason="Insults")
     until = await db(sanction_until)(mute)
     api, _ = await join_json(users[0], match.pk)
     page, _ = await join_html(users[0], match.pk)
