@@ -30,9 +30,9 @@ from accounts.tokens import token_create
 from games.chat import ChatError, chat_post
 from games.models import ChatMessage, Match, Seat, Table
 from games.rendering import render_chat_error
-from games.tables import TableError, table_create
+from games.tables import TableError
 from tests.accounts.players import PASSWORD, make_player
-from tests.games.factories import UserFactory, api_match_start
+from tests.games.factories import UserFactory, api_match_start, open_table
 from tests.live.test_match_consumers import connect, make_match
 
 pytestmark = pytest.mark.django_db
@@ -58,21 +58,6 @@ def table_form(**overrides: str) -> dict[str, str]:
         "computer_level": "medium",
     }
     return data | overrides
-
-
-def create_table(user: User, name: str) -> Table:
-    return table_create(
-        user=user,
-        name=name,
-        variant="hokm4",
-        target=7,
-        turn_clock_seconds=30,
-        is_private=False,
-        allow_spectators=True,
-        fill_with_computer=False,
-        computer_level="medium",
-        partner_draw=False,
-    )
 
 
 # -- the validator -------------------------------------------------------------------------------
@@ -147,7 +132,7 @@ def test_the_table_form_says_why_in_persian():
 @pytest.mark.parametrize("name", SPOOFS)
 def test_table_create_refuses_a_name_with_bidi_controls_and_creates_nothing(name):
     with pytest.raises(TableError) as refusal:
-        create_table(UserFactory(), name)
+        open_table(UserFactory(), name=name)
 
     assert refusal.value.message == MESSAGE
     assert Table.objects.count() == 0 and Seat.objects.count() == 0
@@ -169,7 +154,7 @@ def test_an_older_display_name_with_bidi_controls_still_names_default_tables():
     its player from opening a table, nor from a match through the API."""
     user = make_player("lale", display_name="\u202eeman live")
 
-    assert create_table(user, "").name == "\u202eeman live's table"
+    assert open_table(user, name="").name == "\u202eeman live's table"
     _, raw = token_create(user=user, name="bot")
     response = api_match_start(raw, {"variant": "hokm2", "name": SPOOFS[0]})
     assert response.status_code == 201, response.json()

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from games.tables import table_create, table_join_seat
+from games.tables import table_join_seat
+from tests.games.factories import open_table
 
 from .helpers import log_in, verified_user, wait_match_live
 
@@ -293,17 +294,8 @@ def test_two_people_finish_a_match_one_asks_for_a_rematch_the_other_joins_it(
     banner turns into "Join the rematch" by itself, every button of it can be tapped on a
     phone in Persian, and joining starts the new match for both."""
     arash_user, bahar_user = verified_user("arash"), verified_user("bahar")
-    table = table_create(
-        user=arash_user,
-        name="QA rematch",
-        variant="hokm2",
-        target=1,
-        turn_clock_seconds=60,
-        is_private=False,
-        allow_spectators=True,
-        fill_with_computer=False,
-        computer_level="medium",
-        partner_draw=False,
+    table = open_table(
+        arash_user, name="QA rematch", variant="hokm2", target=1, turn_clock_seconds=60
     )
     match = table_join_seat(table=table, user=bahar_user, seat_index=1)
     assert match is not None
