@@ -210,6 +210,15 @@ def rename(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _appeal_refusal(request: HttpRequest, form: AppealForm) -> str:
+    """Why an appeal form was refused: empty, or too long. The browser's maxlength counts a line
+    break once, the form counts the CR LF it receives twice, so a long appeal can pass the one,
+    not this."""
+    if not request.POST.get("text", "").strip():
+        return _("Write why the sanction should be lifted.")
+    return _form_errors(form)
+
+
 #: How long the appeal form of the blocked page stays good after the page was shown.
 BLOCKED_APPEAL_MAX_AGE = 60 * 60
 
@@ -236,14 +245,12 @@ def appeal_blocked(request: HttpRequest) -> HttpResponse:
             status=400,
         )
     form = AppealForm(request.POST)
-    text = request.POST.get("text", "")
     if not form.is_valid():
-        error = _("Write why the sanction should be lifted.") if not text.strip() else ""
         return blocked_response(
             request,
             sanction,
-            appeal_error=error or _form_errors(form),
-            appeal_text=text,
+            appeal_error=_appeal_refusal(request, form),
+            appeal_text=request.POST.get("text", ""),
             status=400,
         )
     try:
@@ -263,12 +270,7 @@ def appeal_sanction(request: HttpRequest, sanction_id: int) -> HttpResponse:
     sanction = get_object_or_404(Sanction, pk=sanction_id, user=request.user)
     form = AppealForm(request.POST)
     if not form.is_valid():
-        # Empty, or too long: say which (the browser's maxlength counts a line break once, the
-        # form counts the CR LF it receives twice, so a long appeal can pass the one, not this).
-        empty = not request.POST.get("text", "").strip()
-        messages.error(
-            request, _("Write why the sanction should be lifted.") if empty else _form_errors(form)
-        )
+        messages.error(request, _appeal_refusal(request, form))
         return redirect("accounts:my_sanctions")
     try:
         moderation.appeal_create(
