@@ -263,7 +263,8 @@ def table_join_seat(*, table: Table, user: User, seat_index: int) -> Match | Non
                 seat.save(update_fields=["user"])
         wanted.user = user
         wanted.save(update_fields=["user"])
-        _seats_changed(locked)
+        locked.seats_changed_at = timezone.now()
+        locked.save(update_fields=["seats_changed_at"])
         match = None
         # A player kept from playing since he sat down stands up instead of being dealt in: the
         # seat is free again and the table waits for someone else.
@@ -291,10 +292,13 @@ def table_leave_seat(*, table: Table, user: User) -> None:
         for seat in mine:
             seat.user = None
             seat.save(update_fields=["user"])
-        _seats_changed(locked)
+        # One write of the table's row: the seat change's time and, with nobody left, closed.
+        locked.seats_changed_at = timezone.now()
+        fields = ["seats_changed_at"]
         if all(seat.user_id is None for seat in seats):
             locked.status = Table.Status.CLOSED
-            locked.save(update_fields=["status"])
+            fields.append("status")
+        locked.save(update_fields=fields)
         _table_changed_on_commit(locked)
 
 
@@ -388,11 +392,6 @@ def tables_idle_close(*, now: datetime | None = None, limit: int = 100) -> int:
     if closed:
         logger.info("closed %d idle tables", closed)
     return closed
-
-
-def _seats_changed(table: Table) -> None:
-    table.seats_changed_at = timezone.now()
-    table.save(update_fields=["seats_changed_at"])
 
 
 def _table_lock(table: Table | int) -> Table:
