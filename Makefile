@@ -22,13 +22,16 @@ migrate: $(RUNTIME_STAMP)
 
 # Two pytest-xdist workers: the tests that start servers and the other database tests are two
 # groups, each kept in one worker and in order, and the standalone tests (engine, computer
-# players, records) fill in beside them (tests/conftest.py says why).
+# players) fill in beside them (tests/conftest.py says why).
 test: $(DEV_STAMP)
 	$(BIN)/pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
+# The import contracts (lint-imports) and mypy read their settings from pyproject.toml.
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 format: $(DEV_STAMP)
 	$(BIN)/ruff check --fix .

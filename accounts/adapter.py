@@ -9,6 +9,8 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.encoding import force_str
 from django.utils.translation import gettext
 
+from accounts import restrictions
+
 
 class AccountAdapter(DefaultAccountAdapter):
     """allauth's default behaviour with the site's name on every email.
@@ -28,11 +30,8 @@ class AccountAdapter(DefaultAccountAdapter):
         sanction) and before any second factor."""
         from allauth.account.internal.stagekit import clear_login
 
-        from accounts.middleware import blocked_response
-        from accounts.sanctions import blocked
-
-        sanction = blocked(user=user) if user.pk is not None else None
-        if sanction is not None:
+        refusal = restrictions.sign_in_refusal(request=request, user=user)
+        if refusal is not None:
             clear_login(request)
-            return blocked_response(request, sanction)
+            return refusal
         return super().pre_login(request, user, **kwargs)

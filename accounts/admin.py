@@ -8,16 +8,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import (
-    ApiToken,
-    Appeal,
-    ModerationLogEntry,
-    ModeratorNote,
-    Report,
-    Sanction,
-    User,
-)
-from accounts.roles import is_moderator
+from accounts.models import ApiToken, User
 from accounts.tokens import token_revoke
 
 # What makes an account staff or gives it powers: only superusers hand these out, so that a
@@ -34,7 +25,7 @@ class UserAdmin(DjangoUserAdmin):
     """
 
     fieldsets = (
-        *DjangoUserAdmin.fieldsets,
+        *(DjangoUserAdmin.fieldsets or ()),
         (_("Table"), {"fields": ("display_name", "moderation")}),
     )
     readonly_fields = ("moderation",)
@@ -60,7 +51,7 @@ class UserAdmin(DjangoUserAdmin):
         sanction him (a user's admin page alone cannot)."""
         if obj.pk is None:
             return "-"
-        url = reverse("accounts:moderation_player", args=[obj.username])
+        url = reverse("moderation:moderation_player", args=[obj.username])
         return format_html('<a href="{}">{}</a>', url, _("Sanctions, notes and reports"))
 
     def get_readonly_fields(self, request: HttpRequest, obj: User | None = None) -> tuple[str, ...]:
@@ -117,72 +108,3 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
 
 # -- moderation (issue 6) -------------------------------------------------------------------------
-# Moderators and superusers read these here; every change goes through accounts.moderation, so
-# that it is checked and logged: no one adds or changes a row in the admin. A superuser may still
-# delete reports, sanctions, appeals and notes (with the account they belong to); the log he may
-# not touch at all.
-
-
-class ModerationReadOnlyAdmin(admin.ModelAdmin):
-    """Visible to moderators (``accounts.roles.is_moderator``), changed by no one."""
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return is_moderator(request.user)
-
-    def has_view_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return is_moderator(request.user)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return request.user.is_active and request.user.is_superuser
-
-
-@admin.register(Report)
-class ReportAdmin(ModerationReadOnlyAdmin):
-    list_display = ("created_at", "reported", "reporter", "reason", "status", "taken_by", "match")
-    list_filter = ("status", "reason")
-    search_fields = ("reported__username", "reported__display_name", "reporter__username")
-    date_hierarchy = "created_at"
-    list_select_related = ("reported", "reporter", "taken_by")
-
-
-@admin.register(Sanction)
-class SanctionAdmin(ModerationReadOnlyAdmin):
-    list_display = ("starts_at", "user", "kind", "ends_at", "lifted_at", "moderator", "report")
-    list_filter = ("kind",)
-    search_fields = ("user__username", "user__display_name", "moderator__username")
-    date_hierarchy = "starts_at"
-    list_select_related = ("user", "moderator")
-
-
-@admin.register(Appeal)
-class AppealAdmin(ModerationReadOnlyAdmin):
-    list_display = ("created_at", "sanction", "status", "decided_by", "decided_at")
-    list_filter = ("status",)
-    search_fields = ("sanction__user__username", "sanction__user__display_name")
-    list_select_related = ("sanction__user", "decided_by")
-
-
-@admin.register(ModeratorNote)
-class ModeratorNoteAdmin(ModerationReadOnlyAdmin):
-    list_display = ("created_at", "user", "author", "text")
-    search_fields = ("user__username", "user__display_name", "author__username")
-    list_select_related = ("user", "author")
-
-
-@admin.register(ModerationLogEntry)
-class ModerationLogEntryAdmin(ModerationReadOnlyAdmin):
-    """The log: who, on whom, what, why, when, the report. Append-only, for superusers too."""
-
-    list_display = ("created_at", "moderator_name", "action", "target_name", "reason", "report")
-    list_filter = ("action",)
-    search_fields = ("target_name", "target__username", "target__display_name", "moderator_name")
-    date_hierarchy = "created_at"
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False

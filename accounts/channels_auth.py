@@ -22,9 +22,7 @@ from channels.db import database_sync_to_async
 from channels.middleware import BaseMiddleware
 from django.contrib.auth.models import AnonymousUser
 
-from accounts.tokens import token_in_force
-
-_BEARER = "bearer"
+from accounts.tokens import bearer_credentials, token_in_force
 
 
 def bearer_token(headers: list[tuple[bytes, bytes]]) -> str | None:
@@ -35,9 +33,9 @@ def bearer_token(headers: list[tuple[bytes, bytes]]) -> str | None:
     for name, value in headers:
         if name.lower() != b"authorization":
             continue
-        scheme, _, credentials = value.decode("latin-1").strip().partition(" ")
-        if scheme.lower() == _BEARER:
-            return credentials.strip()
+        credentials = bearer_credentials(value.decode("latin-1"))
+        if credentials is not None:
+            return credentials
     return None
 
 

@@ -80,7 +80,7 @@ class DisplayNameForm(forms.ModelForm):
         validate_no_invisible_characters(value)
         if has_control_character(value):
             # A bell or an escape left once the spaces are squeezed: it draws nothing (a name of
-            # them alone would look empty), as table names refuse (games.tables).
+            # them alone would look empty), as table names refuse (games.lobby.services).
             raise forms.ValidationError(INVISIBLE_CHARACTERS_MESSAGE, code="control_characters")
         if value and not self.instance.is_staff:
             validate_no_reserved_word(value)

@@ -8,7 +8,7 @@ hand out staff status, superuser status, groups or permissions. Migration
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractUser, AnonymousUser
 
 MODERATORS_GROUP = "moderators"
 
@@ -34,7 +34,7 @@ MODERATOR_PERMISSIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 
-def is_moderator(user: AbstractBaseUser | AnonymousUser) -> bool:
+def is_moderator(user: AbstractUser | AnonymousUser) -> bool:
     """Whether ``user`` may moderate: a member of the moderators group, or a superuser."""
     if not user.is_authenticated or not user.is_active:
         return False

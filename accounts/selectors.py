@@ -1,4 +1,5 @@
-"""Reads for the account pages: API tokens (a player's statistics are in ``accounts.stats``)."""
+"""Reads for the account pages: API tokens (a player's statistics are in
+``games.history.stats``)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ A page's socket is signed in by the session cookie of its handshake, a program's
 (``accounts.channels_auth``). Open sockets are closed, with code 4401 after an error frame
 ``signed_out`` saying why, when that sign-in ends:
 
-- the player signs out (or ``accounts.middleware`` signs out a blocked player): the sockets
+- the player signs out (or ``moderation.middleware`` signs out a blocked player): the sockets
   opened with that session close, as the session is flushed; his other browsers stay signed in;
 - his password is changed, set or reset, by any means (his settings page, a reset link, the
   admin, ``manage.py changepassword``): every socket opened by a session of his closes, as Django
@@ -14,7 +14,7 @@ A page's socket is signed in by the session cookie of its handshake, a program's
 - an API token is revoked: the sockets opened with that token close. A token is its own
   credential, so a password change leaves the program's sockets open.
 
-A suspension or a ban closes every socket of the player (``accounts.enforcement``, code 4403).
+A suspension or a ban closes every socket of the player (``moderation.enforcement``, code 4403).
 
 The sockets of a session or a token are found by a channel-layer group named from a digest of the
 session key or from the token's id, so no secret is ever written to the channel layer.
@@ -26,14 +26,11 @@ import hashlib
 import logging
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
-from django.db import transaction
 from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from accounts.enforcement import user_group_name
+from lib.realtime import send_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +45,16 @@ SIGNED_OUT_MESSAGES = {
     "password_changed": _("Your password was changed. Reload the page to go on."),
     "token_revoked": _("This API token was revoked. Connect again with a token in force."),
 }
+
+
+#: The channel-layer message type a consumer of a suspended or banned user handles in
+#: ``user_blocked`` (moderation sends it to :func:`user_group_name`).
+USER_BLOCKED_TYPE = "user.blocked"
+
+
+def user_group_name(user_id: int) -> str:
+    """The channel-layer group of every socket a signed-in user has open."""
+    return f"user.{user_id}"
 
 
 def session_group_name(session_key: str) -> str:
@@ -78,10 +85,14 @@ class SessionBoundSocket:
     session's group before ``connect`` runs, and closes when the sign-in ends.
 
     The consumer's own ``send_error`` gives the reason frame; a signed-in socket also joins
-    ``accounts.enforcement.user_group_name`` (the consumers do), where password events arrive.
+    ``user_group_name`` (the consumers do), where password events arrive.
     """
 
     session_group: str | None = None
+    # The consumer's own attributes, declared for the type checker (without a value, so the
+    # consumer's stand).
+    scope: dict[str, Any]
+    groups: list[str]
 
     async def websocket_connect(self, message: dict[str, Any]) -> None:
         self.session_group = socket_session_group(self.scope)
@@ -94,7 +105,7 @@ class SessionBoundSocket:
         """The sign-in of this socket ended (channel-layer handler): say why, then close."""
         if self.session_group is None:
             return
-        if event["reason"] == "password_changed" and self.scope.get("auth_method") == "token":  # type: ignore[attr-defined]
+        if event["reason"] == "password_changed" and self.scope.get("auth_method") == "token":
             return  # a token is its own credential: the program's sign-in goes on
         with translation.override(getattr(self, "language", None)):
             text = str(SIGNED_OUT_MESSAGES[event["reason"]])
@@ -103,20 +114,9 @@ class SessionBoundSocket:
 
 
 def sockets_sign_out(*, group: str, reason: str) -> None:
-    """Close the session-signed sockets in ``group`` once the current transaction commits."""
-
-    def send() -> None:
-        layer = get_channel_layer()
-        if layer is None:
-            logger.warning("no channel layer: sockets of %s not closed", group)
-            return
-        message = {"type": SIGNED_OUT_TYPE, "reason": reason}
-        try:
-            async_to_sync(layer.group_send)(group, message)
-        except Exception:  # signing out must not fail because the channel layer is down
-            logger.exception("sockets of %s not closed", group)
-
-    transaction.on_commit(send)
+    """Close the session-signed sockets in ``group`` once the current transaction commits
+    (signing out does not fail because the channel layer is down: the send is logged)."""
+    send_on_commit(group, {"type": SIGNED_OUT_TYPE, "reason": reason})
 
 
 def _on_logged_out(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:

@@ -43,7 +43,7 @@ def token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
     name = " ".join(name.split())
     if not name:
         raise ValidationError(_("Give the token a name."), code="name_required")
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         # Lock the user row so two requests at once cannot both pass the limit.
         User.objects.select_for_update().filter(pk=user.pk).first()
         if ApiToken.objects.filter(user=user, revoked_at__isnull=True).count() >= (
@@ -67,7 +67,7 @@ def token_revoke(*, token_id: int, user: User) -> ApiToken:
 
     Raises ``ApiToken.DoesNotExist`` when ``user`` has no such token (someone else's included).
     """
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         token = ApiToken.objects.select_for_update().get(pk=token_id, user=user)
         if token.revoked_at is None:
             token.revoked_at = timezone.now()
@@ -103,3 +103,16 @@ def token_in_force(raw: str) -> ApiToken | None:
             Q(last_used_at__isnull=True) | Q(last_used_at__lt=stale), pk=token.pk
         ).update(last_used_at=now)
     return token
+
+
+def bearer_credentials(authorization: str) -> str | None:
+    """The token of an ``Authorization`` header's value ``Bearer <token>`` (the scheme in any
+    letter case), or None for another scheme or no header.
+
+    A bearer header with nothing after the scheme gives ``""``: present, and invalid. The HTTP API
+    and the sockets' handshake both read the header here, so they accept the same headers.
+    """
+    scheme, _space, credentials = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return credentials.strip()

@@ -1,14 +1,12 @@
 """Account pages of our own; allauth's flows are included at ``accounts/`` in hokm_site.urls."""
 
-from django.urls import include, path
+from django.urls import path
 
 from accounts import views
 
 app_name = "accounts"
 
 urlpatterns = [
-    path("", include("accounts.moderation_urls")),
-    path("players/<str:username>/", views.profile, name="profile"),
     path("accounts/profile/", views.settings_page, name="settings"),
     path("accounts/profile/tokens/", views.token_create_view, name="token_create"),
     path(

@@ -28,7 +28,7 @@ import functools
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator, MinLengthValidator, RegexValidator
@@ -223,7 +223,7 @@ def validate_no_reserved_word(value: str) -> None:
 
 
 #: ``ACCOUNT_USERNAME_VALIDATORS``: every rule a new username must meet.
-USERNAME_VALIDATORS = [
+USERNAME_VALIDATORS: list[Callable[[str], None]] = [
     RegexValidator(
         rf"\A{USERNAME_PATTERN}\Z",
         _("Use only English letters, digits, underscores (_) and hyphens (-)."),

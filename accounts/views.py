@@ -1,4 +1,5 @@
-"""Account pages of our own: the public profile and the settings page with API tokens.
+"""Account pages of our own: the settings page with API tokens (the public profile, which
+reads matches, is ``games.history.views.profile``).
 
 Sign-up, login, email confirmation and passwords are django-allauth's views (``/accounts/``).
 """
@@ -10,46 +11,26 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.forms import DisplayNameForm, TokenCreateForm
+from accounts.http import AuthenticatedHttpRequest
 from accounts.models import ApiToken, User
 from accounts.selectors import api_tokens_active
 from accounts.services import user_set_display_name
-from accounts.stats import player_stats
 from accounts.tokens import token_create, token_revoke
 
 
-# GET and HEAD, as every page: HEAD was refused here alone (link previews, uptime checks).
-@require_safe
-def profile(request: HttpRequest, username: str) -> HttpResponse:
-    """A player's public page: names, date joined, and statistics of the matches he finished here.
-
-    Five queries whatever the number of matches: the player, then ``player_stats``.
-    """
-    player = User.objects.filter(username=username, is_active=True).first()
-    if player is None:
-        # Usernames are unique in any letter case (allauth), so "/players/sara_k/" is Sara_K's.
-        others = list(User.objects.filter(username__iexact=username, is_active=True)[:2])
-        if len(others) != 1:
-            raise Http404
-        return redirect("accounts:profile", username=others[0].username, permanent=True)
-    stats = player_stats(user=player, include_private=request.user.pk == player.pk)
-    return render(
-        request,
-        "accounts/profile.html",
-        {"player": player, "stats": stats, "chart": stats.chart},
-    )
-
-
-def _render_settings(request: HttpRequest, status: int = 200, **context: Any) -> HttpResponse:
+def _render_settings(
+    request: AuthenticatedHttpRequest, status: int = 200, **context: Any
+) -> HttpResponse:
     user = request.user
     context.setdefault("display_name_form", DisplayNameForm(instance=user))
     context.setdefault("token_form", TokenCreateForm())
@@ -61,7 +42,7 @@ def _render_settings(request: HttpRequest, status: int = 200, **context: Any) ->
 @never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
-def settings_page(request: HttpRequest) -> HttpResponse:
+def settings_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The user's own settings: display name (POST here) and personal API tokens."""
     if request.method == "POST":
         form = DisplayNameForm(request.POST, instance=User.objects.get(pk=request.user.pk))
@@ -76,7 +57,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 @never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
-def token_create_view(request: HttpRequest) -> HttpResponse:
+def token_create_view(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Make a token and show its secret on this one response; it is not stored anywhere.
 
     A GET goes to the tokens on the settings page: the answer to the POST leaves this URL in the
@@ -99,7 +80,7 @@ def token_create_view(request: HttpRequest) -> HttpResponse:
 @never_cache
 @login_required
 @require_POST
-def token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
+def token_revoke_view(request: AuthenticatedHttpRequest, token_id: int) -> HttpResponse:
     try:
         token = token_revoke(token_id=token_id, user=request.user)
     except ApiToken.DoesNotExist:

@@ -6,7 +6,7 @@
 The database is ``BENCH_DATABASE_URL``, by default ``postgres://postgres@127.0.0.1:5432/hokm_bench``
 (created when missing, then migrated; its name must contain "bench"). Every match is played in
 memory by the engine, each seat deciding with the greedy computer player on its own view, and
-stored as the site stores it: the rows that ``games.services.match_seats_store``,
+stored as the site stores it: the rows that ``games.play.services.match_seats_store``,
 ``hand_store_new`` and ``hand_store_progress`` write (the whole hand at once, as a record import
 does), built here and written with one ``bulk_create`` per table and batch. The check at the end
 stores a sample again through those helpers themselves and compares every row.
@@ -169,9 +169,9 @@ def match_play(*, index: int, total: int, users: list, args: argparse.Namespace,
     """Play match number ``index`` with the engine; a match ``playing`` stops mid-hand."""
     from games.bots import greedy_action
     from games.engine import get_variant, match_apply, new_match, next_hand, view
+    from games.lobby.selectors import computer_player_name, player_name
     from games.models import ComputerLevel
-    from games.services import SeatSpec
-    from games.tables import computer_player_name, player_name
+    from games.play.services import SeatSpec
 
     rng = random.Random(f"{args.seed}:match:{index}")
     variant = get_variant(_weighted(rng, VARIANT_WEIGHTS))
@@ -305,7 +305,7 @@ def matches_store(played: list[PlayedMatch], *, helpers: bool = False) -> list:
     from django.db import transaction
 
     from games.models import CardPlay, Hand, Match, MatchSeat, Trick
-    from games.services import hand_store_new, hand_store_progress, match_seats_store
+    from games.play.services import hand_store_new, hand_store_progress, match_seats_store
 
     with transaction.atomic():
         rows = Match.objects.bulk_create(match_row(p) for p in played)
@@ -374,9 +374,11 @@ def match_row(p: PlayedMatch):
 def hand_rows(match, hand: PlayedHand) -> tuple[Any, list[tuple[Any, list]]]:
     """The unsaved rows ``hand_store_new`` and ``hand_store_progress`` write for one hand: the
     hand, and each trick with its plays. The same fields from the same engine states; the
-    services' own ``_tricks_of`` and ``_discard_count`` split the tricks and the discards."""
+    services' own ``_tricks_of`` and the engine's ``discard_count`` split the tricks and the
+    discards."""
+    from games.engine import discard_count
     from games.models import CardPlay, Hand, Trick, deck_to_text
-    from games.services import _discard_count, _tricks_of
+    from games.play.services import _tricks_of
 
     dealt, last = hand.dealt, hand.last
     variant = dealt.variant
@@ -397,7 +399,7 @@ def hand_rows(match, hand: PlayedHand) -> tuple[Any, list[tuple[Any, list]]]:
     row.trump = last.trump.value if last.trump else None
     if variant.has_draw:
         row.discards = [
-            [card.text for card in last.discards[seat][: _discard_count(last, seat)]]
+            [card.text for card in last.discards[seat][: discard_count(last, seat)]]
             if seat in last.discarded_by
             else []
             for seat in range(variant.players)
@@ -505,9 +507,9 @@ def verify(*, args: argparse.Namespace, users: list) -> None:
     from django.db import transaction
 
     from games.engine.record import check_record
+    from games.history.records import match_export_record
     from games.models import Match
-    from games.records import match_export_record
-    from games.selectors import match_state_build
+    from games.play.selectors import match_state_build
 
     ids = list(Match.objects.order_by("pk").values_list("pk", flat=True))
     index_of = {pk: index for index, pk in enumerate(ids)}

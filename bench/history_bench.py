@@ -156,7 +156,7 @@ def pages_choose(user) -> list[Page]:
     from django.urls import reverse
     from django.utils import timezone
 
-    from games.history import HISTORY_PAGE_SIZE
+    from games.history.selectors import HISTORY_PAGE_SIZE
     from games.models import Match, MatchSeat
 
     longest = (

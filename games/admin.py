@@ -1,11 +1,13 @@
 """Admin pages for tables and stored matches.
 
 Tables and their seats are settings and can be edited here. Matches, hands, tricks and plays are
-game history written only by ``games.services`` (which keep the version and the events right), so
-the admin shows them read-only; a match can still be deleted.
+game history written only by ``games.play.services`` (which keep the version and the events right),
+so the admin shows them read-only; a match can still be deleted.
 """
 
 from __future__ import annotations
+
+from typing import cast
 
 from django.contrib import admin
 from django.db.models import QuerySet
@@ -51,7 +53,8 @@ class SecretFieldsMixin:
 
     def get_exclude(self, request: HttpRequest, obj: object = None) -> list[str]:
         excluded = list(super().get_exclude(request, obj) or [])  # type: ignore[misc]
-        match = getattr(obj, self.MATCH_FIELD) if self.MATCH_FIELD else obj
+        # The row is a match, or has one in MATCH_FIELD.
+        match = cast("Match | None", getattr(obj, self.MATCH_FIELD) if self.MATCH_FIELD else obj)
         if match is not None and match.status == Match.Status.PLAYING:
             excluded += self.SECRET_FIELDS
         return excluded

@@ -1,10 +1,10 @@
 """What Hokm online stores: tables, and every match as dealt and played.
 
 The rules live in ``games.engine``; these rows are the minimum from which the engine rebuilds any
-hand exactly (``games.selectors.hand_state_build``): the deal order, the trump, the R3.5 choices and
-every card played in order. Everything else a hand shows (holdings, leaders, winners, results) is
-derived by the engine and only copied here where history pages need to filter or sort on it.
-Rows change only through ``games.services``.
+hand exactly (``games.play.selectors.hand_state_build``): the deal order, the trump, the R3.5
+choices and every card played in order. Everything else a hand shows (holdings, leaders, winners,
+results) is derived by the engine and only copied here where history pages need to filter or sort on
+it. Rows change only through ``games.play.services``.
 """
 
 from __future__ import annotations
@@ -235,10 +235,10 @@ class Match(models.Model):
         blank=True,
         help_text=_("Time for each decision (R8.1), copied from the table; empty for no clock."),
     )
-    # When the worker (games.autoplay) should next look at the match: a computer player's move,
+    # When the worker (games.play.autoplay) should next look at the match: a computer player's move,
     # the next deal, or the end of a person's turn clock. Stored, so a restart loses nothing.
     step_at = models.DateTimeField(_("next automatic step"), null=True, blank=True)
-    # The table its players opened to play again together once it was over (games.rematch).
+    # The table its players opened to play again together once it was over (games.play.rematch).
     rematch_table = models.ForeignKey(
         Table,
         verbose_name=_("rematch table"),
@@ -488,8 +488,8 @@ class ClientAction(models.Model):
 class ChatMessage(models.Model):
     """One message of the table chat, kept with its match so moderators can read it later.
 
-    Written only by ``games.chat.chat_post``; ``name`` is the sender's name at the time, so the log
-    reads the same after a rename or a deleted account.
+    Written only by ``games.play.chat.chat_post``; ``name`` is the sender's name at the time, so the
+    log reads the same after a rename or a deleted account.
     """
 
     match = models.ForeignKey(
@@ -557,7 +557,7 @@ class MatchConnection(models.Model):
 
     A row lives from the socket's connect to its disconnect; its consumer refreshes ``seen_at``
     while it is open, so the rows of a server process that died stop counting after
-    ``games.presence.ALIVE_SECONDS`` and are swept by the worker.
+    ``games.play.presence.ALIVE_SECONDS`` and are swept by the worker.
     """
 
     match = models.ForeignKey(

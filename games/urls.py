@@ -1,8 +1,12 @@
-"""Pages of the games app: the lobby, tables and matches."""
+"""Pages of the games app: the lobby and tables, matches, history and replays, players' pages."""
 
 from django.urls import path
 
-from games import api, history_views, match_views, replay_views, views
+from games.history import replay_views
+from games.history import views as history_views
+from games.lobby import views
+from games.play import api
+from games.play import views as match_views
 
 app_name = "games"
 
@@ -21,6 +25,7 @@ urlpatterns = [
     path("play/computer/", views.play_computer, name="play_computer"),
     path("match/<int:match_id>/", match_views.match_page, name="match"),
     path("match/<int:match_id>/rematch/", match_views.match_rematch_view, name="match_rematch"),
+    path("players/<str:username>/", history_views.profile, name="profile"),
     path("history/", history_views.my_games, name="my_games"),
     path("match/<int:match_id>/summary/", history_views.match_summary, name="match_summary"),
     path("match/<int:match_id>/record/", history_views.match_record_download, name="match_record"),

@@ -22,7 +22,7 @@ from hokm_site.websocket_security import OriginOrTokenValidator
 
 # Computer players, deals and turn clocks run in this process unless dedicated workers do them.
 if settings.HOKM_AUTOPLAY == "thread":
-    from games.autoplay import worker_thread_start
+    from games.play.autoplay import worker_thread_start
 
     worker_thread_start()
 

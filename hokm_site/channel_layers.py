@@ -14,7 +14,7 @@ class InMemoryChannelLayer(ChannelsInMemoryChannelLayer):
 
     The layer keeps an asyncio queue per channel, which only the event loop waiting on it may
     touch. Code outside the server's loop and its ``sync_to_async`` threads (the computer players'
-    scheduler thread, games.autoplay) sends through ``async_to_sync``, which runs the send on a
+    scheduler thread, games.play.autoplay) sends through ``async_to_sync``, which runs the send on a
     loop of its own: the message lands in the queue but the consumer waiting on it is not woken,
     so it arrives only when the server's loop next wakes up (daphne's housekeeping, once a second).
     Such sends run on the loop that receives instead.

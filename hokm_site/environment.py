@@ -84,7 +84,7 @@ DATABASE_POOL_SIZE = 10
 DATABASE_POOL_WAIT_SECONDS = 3
 
 
-def database_config(database_url: str | None, *, base_dir: Path) -> dict[str, Any]:
+def database_config(database_url: str | None, *, base_dir: Path) -> dj_database_url.DBConfig:
     """The ``default`` database from ``DATABASE_URL``, or SQLite in the project root.
 
     PostgreSQL connections come from Django's connection pool (psycopg-pool), up to

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse
 from django.views.defaults import bad_request
 
@@ -24,5 +25,5 @@ class NullCharacterMiddleware:
             for key, values in request.GET.lists()
         ):
             # The site's 400 page, answered here: no traceback in the log for a malformed address.
-            return bad_request(request, exception=None)
+            return bad_request(request, exception=BadRequest("a NUL character in the address"))
         return self.get_response(request)

@@ -6,6 +6,7 @@ are for development on one machine: DEBUG on, SQLite in the project root, in-mem
 
 import os
 from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
@@ -57,6 +58,7 @@ INSTALLED_APPS = [
     "allauth.mfa",
     "accounts",
     "games",
+    "moderation",
 ]
 
 MIDDLEWARE = [
@@ -74,7 +76,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Signs out a suspended or banned player on his next request (needs request.user).
-    "accounts.middleware.BlockedUserMiddleware",
+    "moderation.middleware.BlockedUserMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -83,7 +85,8 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "hokm_site.urls"
 
-_template_loaders = [
+# Loader names, or (loader, [loader names]) pairs such as the cached loader below.
+_template_loaders: list[str | tuple[str, list[Any]]] = [
     "django.template.loaders.filesystem.Loader",
     "django.template.loaders.app_directories.Loader",
 ]
@@ -102,7 +105,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "accounts.context_processors.moderation",
+                "moderation.context_processors.moderation",
             ],
         },
     },
@@ -233,8 +236,8 @@ LOGGING = {
     },
 }
 
-# The worker (games/autoplay.py): computer players, the next deal and turn clocks. "thread" runs
-# it in each server process (as `make run` does), "worker" only in `manage.py hokm_worker`
+# The worker (games/play/autoplay.py): computer players, the next deal and turn clocks. "thread"
+# runs it in each server process (as `make run` does), "worker" only in `manage.py hokm_worker`
 # processes (production, docs/operations.md), "inline" or "off" in tests. The delays make
 # computer moves and hand ends readable.
 HOKM_AUTOPLAY = os.environ.get("HOKM_AUTOPLAY", "thread")
@@ -242,14 +245,14 @@ if HOKM_AUTOPLAY not in ("thread", "worker", "inline", "off"):
     raise ImproperlyConfigured("HOKM_AUTOPLAY must be thread, worker, inline or off.")
 HOKM_BOT_DELAY_SECONDS = float(os.environ.get("HOKM_BOT_DELAY_SECONDS", "0.7"))
 HOKM_NEXT_HAND_DELAY_SECONDS = float(os.environ.get("HOKM_NEXT_HAND_DELAY_SECONDS", "4"))
-# Processes that decide for computer players (games/bot_pool.py), so a search never holds up the
-# server's event loop; 0 decides in the worker's own thread (tests).
+# Processes that decide for computer players (games/play/bot_pool.py), so a search never holds up
+# the server's event loop; 0 decides in the worker's own thread (tests).
 HOKM_BOT_PROCESSES = env_int("HOKM_BOT_PROCESSES", 1)
 if HOKM_BOT_PROCESSES < 0:
     raise ImproperlyConfigured("HOKM_BOT_PROCESSES must be 0 or more.")
 
-# What one client may send over one WebSocket (games/socket_limits.py, docs/protocol.md, "Limits,
-# and why a socket closes"):
+# What one client may send over one WebSocket (games/play/socket_limits.py, docs/protocol.md,
+# "Limits, and why a socket closes"):
 # a frame over MAX_FRAME_BYTES closes the socket; a burst of RATE_BURST messages, refilled at
 # RATE_PER_SECOND, and past RATE_CLOSE_AFTER refused messages the socket closes.
 HOKM_SOCKET_MAX_FRAME_BYTES = env_int("HOKM_SOCKET_MAX_FRAME_BYTES", 16 * 1024)

@@ -8,8 +8,9 @@ from django.urls import include, path
 from hokm_site import health, views
 
 # Staff sign in through allauth's login, which asks for the second factor of an account that has
-# one; Django's own admin login form would let a stolen password in without it.
-admin.site.login = secure_admin_login(admin.site.login)
+# one; Django's own admin login form would let a stolen password in without it. (Replaced on this
+# one site object, as allauth documents: mypy sees a method assigned, hence the ignore.)
+admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-assign]
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -20,6 +21,7 @@ urlpatterns = [
     path(settings.ADMIN_URL, admin.site.urls),
     # Our profile pages first: /accounts/profile/ is ours, the rest of /accounts/ is allauth's.
     path("", include("accounts.urls")),
+    path("", include("moderation.urls")),
     path("accounts/", include("allauth.urls")),
     path("", include("games.urls")),
 ]

@@ -1,6 +1,6 @@
 """How many points the expert would gain by knowing some hidden hands: a measurement, not a player.
 
-The expert plays a hokm4 duel against greedy baselines (``games.duel``, the same deals as
+The expert plays a hokm4 duel against greedy baselines (``games.bots.duel``, the same deals as
 ``manage.py bot_duel``), but in the card play each expert seat is told the cards that some other
 seats hold (its partner, its two opponents, or all three), as if the deal it samples had those
 hands fixed. That is peeking, and it exists only here, by patching the search's knowledge in this
@@ -26,8 +26,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hokm_site.settings")
 
-from games import duel  # noqa: E402  (after the path is set)
-from games.bots import sampling  # noqa: E402
+from games.bots import (
+    duel,  # noqa: E402  (after the path is set)
+    sampling,  # noqa: E402
+)
 from games.bots.sim import mask_of  # noqa: E402
 from games.engine import Card, HandState  # noqa: E402
 

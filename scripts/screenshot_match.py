@@ -2,12 +2,12 @@
 
     DATABASE_URL=sqlite:////tmp/table-dev.sqlite3 .venv/bin/python scripts/screenshot_match.py
 
-Migrates that database, creates users and matches advanced through ``games.services`` (the trump
-call, the middle of a trick, a hand ended by a Kot, the end of a match, the draw of hokm2-draw,
-three players, a spectator), serves the site with daphne on 127.0.0.1:8013, logs a seated user
-in through a session cookie and photographs each page with Playwright (Debian's Chromium) at
-phone and desktop sizes (``SHOTS_NARROW=1`` adds a 360 px phone), in English and Persian, into
-``/tmp/table-shots/`` (``--out``).
+Migrates that database, creates users and matches advanced through ``games.play.services`` (the
+trump call, the middle of a trick, a hand ended by a Kot, the end of a match, the draw of
+hokm2-draw, three players, a spectator), serves the site with daphne on 127.0.0.1:8013, logs a
+seated user in through a session cookie and photographs each page with Playwright (Debian's
+Chromium) at phone and desktop sizes (``SHOTS_NARROW=1`` adds a 360 px phone), in English and
+Persian, into ``/tmp/table-shots/`` (``--out``).
 The socket is not needed: the page renders the table on its own.
 """
 
@@ -57,7 +57,7 @@ from games.engine import (  # noqa: E402
     next_hand,
 )
 from games.models import Match, Table  # noqa: E402
-from games.services import (  # noqa: E402
+from games.play.services import (  # noqa: E402
     SeatSpec,
     match_apply_action,
     match_create,
@@ -164,7 +164,7 @@ def _scenes(users: list) -> list[Scene]:
     scenes.append(Scene("hokm4-computer-over", match, you))
 
     # The lobby: the viewer's open tables, a private one among them, above the quick start.
-    from games.tables import table_create, table_join_seat
+    from games.lobby.services import table_create, table_join_seat
 
     options = {
         "variant": "hokm4",

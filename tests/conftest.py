@@ -17,9 +17,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or default_profile)
 
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
 
 import pytest  # noqa: E402
 from django.core.cache import cache  # noqa: E402
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 
 @pytest.fixture(autouse=True)
@@ -74,16 +78,16 @@ def _no_background_autoplay(settings):
 @pytest.fixture(autouse=True)
 def _bot_decisions_in_process(settings):
     """Computer players decide in the test's own thread, not a pool of processes
-    (games/bot_pool.py); tests of the pool opt in with ``settings.HOKM_BOT_PROCESSES``."""
+    (games/play/bot_pool.py); tests of the pool opt in with ``settings.HOKM_BOT_PROCESSES``."""
     settings.HOKM_BOT_PROCESSES = 0
 
 
 _TESTS = Path(__file__).resolve().parent
 _BROWSER_TESTS = _TESTS / "browser"
-#: Tests that use no database, channel layer, server or browser: the rules engine, the computer
-#: players and the record files. `make test` spreads them over its two pytest-xdist workers,
-#: beside the two groups below (``pytest_itemcollected``).
-_STANDALONE = (_TESTS / "engine", _TESTS / "bots", _TESTS / "records")
+#: Tests that use no database, channel layer, server or browser: the rules engine (the record
+#: files of tests/records and ``hokm_check`` among it) and the computer players. `make test` spreads
+#: them over its two pytest-xdist workers, beside the two groups below (``pytest_itemcollected``).
+_STANDALONE = (_TESTS / "engine", _TESTS / "bots")
 #: Tests that start servers, browsers or services of their own: the group ``server``. The rest
 #: of the tests that use the database (the sockets' tests in-process among them) are the group
 #: ``site``; the two take about as long.
@@ -160,11 +164,11 @@ def _no_stray_database_sessions(django_db_setup, django_db_blocker) -> Iterator[
 
 @pytest.fixture(autouse=True)
 def _no_shared_loads_between_tests() -> Iterator[None]:
-    """What a process keeps of matches in memory (the sockets' shared loads, games/loads.py; the
-    positions by version, games/selectors.py) is keyed by match id, which a later test's database
-    may give to another match: each test starts with none."""
-    from games.loads import local_matches, recent_loads
-    from games.selectors import positions
+    """What a process keeps of matches in memory (the sockets' shared loads, games/play/loads.py;
+    the positions by version, games/play/selectors.py) is keyed by match id, which a later test's
+    database may give to another match: each test starts with none."""
+    from games.play.loads import local_matches, recent_loads
+    from games.play.selectors import positions
 
     def forget() -> None:
         recent_loads.clear()
@@ -174,6 +178,35 @@ def _no_shared_loads_between_tests() -> Iterator[None]:
     forget()
     yield
     forget()
+
+
+@pytest.fixture
+def player(db: None) -> "User":
+    """Roya, a player who completed her sign-up: for the accounts and the moderation tests."""
+    from tests.accounts.players import make_player
+
+    return make_player()
+
+
+@pytest.fixture
+def renamed(db: None, monkeypatch: pytest.MonkeyPatch) -> "User":
+    """Rude_name, whom a moderator has just ordered to pick a new username (a forced rename);
+    the sanction is not enforced on sockets, as no socket is open."""
+    from django.contrib.auth.models import Group
+
+    from accounts.roles import MODERATORS_GROUP
+    from moderation.models import Sanction
+    from moderation.services import sanction_apply
+    from tests.games.factories import UserFactory
+
+    monkeypatch.setattr("moderation.enforcement.sanction_enforce", lambda sanction: None)
+    moderator = UserFactory(username="mod1", is_staff=True)
+    moderator.groups.add(Group.objects.get_or_create(name=MODERATORS_GROUP)[0])
+    player = UserFactory(username="rude_name")
+    sanction_apply(
+        moderator=moderator, user=player, kind=Sanction.Kind.RENAME, reason="offensive name"
+    )
+    return player
 
 
 @pytest.fixture

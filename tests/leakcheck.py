@@ -33,7 +33,8 @@ from typing import Any
 
 from django.utils import translation
 
-from games.engine import FULL_DECK, MatchState, Phase, derive_seed, hand_seed
+from games.engine import FULL_DECK, MatchState, derive_seed, hand_seed
+from tests.engine.helpers import seat_may_see
 
 #: A card's R1.2 text standing on its own: not inside a longer run of letters and digits.
 CARD_TEXT = re.compile(r"(?<![0-9A-Za-z])([2-9TJQKA][SHDC])(?![0-9A-Za-z])")
@@ -96,11 +97,11 @@ class _Names:
 
 
 def _names(language: str) -> _Names:
-    """Rank and suit names as ``games.rendering.card_face`` joins them into labels: the 13
+    """Rank and suit names as ``games.play.rendering.card_face`` joins them into labels: the 13
     labels of a suit end alike (" of spades"), the 4 of a rank begin alike ("ace of ")."""
     from os.path import commonprefix
 
-    from games.rendering import card_face
+    from games.play.rendering import card_face
 
     with translation.override(language):
         labels = {card: str(card_face(card).label) for card in FULL_DECK}
@@ -191,19 +192,12 @@ class Moment:
 def moment_of(state: MatchState, *, version: int) -> Moment:
     """What R8.3 lets each seat see at ``version``, read from the state itself (not its views)."""
     hand = state.hand
-    played = frozenset(card.text for card in hand.played)
-    seats = []
-    for seat in range(hand.players):
-        own = set(hand.holdings[seat]) | set(hand.discards[seat])
-        if hand.phase is Phase.DRAW and hand.to_act == seat and hand.stock_top is not None:
-            own.add(hand.stock_top)  # the card it looks at, on its own turn only (R3.5)
-        seats.append(played | {card.text for card in own})
     return Moment(
         version=version,
         hand=len(state.results) - (1 if hand.is_over else 0),
         phase=hand.phase.value,
-        played=played,
-        seats=tuple(seats),
+        played=frozenset(seat_may_see(hand, None)),
+        seats=tuple(frozenset(seat_may_see(hand, seat)) for seat in range(hand.players)),
     )
 
 

@@ -9,7 +9,6 @@ import json
 
 import pytest
 from channels.db import database_sync_to_async
-from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
@@ -23,17 +22,15 @@ from accounts.invisible_characters import (
     has_invisible_character,
     validate_no_invisible_characters,
 )
-from accounts.models import Sanction, User
-from accounts.moderation import sanction_apply
-from accounts.roles import MODERATORS_GROUP
+from accounts.models import User
 from accounts.tokens import token_create
-from games.chat import ChatError, chat_post
+from games.lobby.services import TableError
 from games.models import ChatMessage, Match, Seat, Table
-from games.rendering import render_chat_error
-from games.tables import TableError
-from tests.accounts.players import PASSWORD, make_player
-from tests.games.factories import UserFactory, api_match_start, open_table
-from tests.live.test_match_consumers import connect, make_match
+from games.play.chat import ChatError, chat_post
+from games.play.rendering import render_chat_error
+from tests.accounts.players import client_for, make_player, sign_up
+from tests.games.factories import UserFactory, api_match_start, open_table, table_form_data
+from tests.live.match_sockets import connect, make_match
 
 pytestmark = pytest.mark.django_db
 
@@ -46,18 +43,6 @@ PERSIAN_MESSAGE = "این متن نویسه‌های نامرئی دارد"
 SPOOFS = ["\u202eeman live\u202c", "\u2066table\u2069 name", "table\u200f name"]
 #: "Friends' table, I'm going": "می‌روم" holds a zero-width non-joiner (U+200C).
 PERSIAN_WITH_ZWNJ = "میز دوستان می\u200cروم"
-
-
-def table_form(**overrides: str) -> dict[str, str]:
-    data = {
-        "name": "Evening game",
-        "variant": "hokm4",
-        "target": "7",
-        "turn_clock_seconds": "30",
-        "allow_spectators": "on",
-        "computer_level": "medium",
-    }
-    return data | overrides
 
 
 # -- the validator -------------------------------------------------------------------------------
@@ -107,10 +92,9 @@ def test_the_message_is_in_persian_too():
 
 @pytest.mark.parametrize("name", SPOOFS)
 def test_the_table_form_refuses_a_name_with_bidi_controls_and_creates_nothing(name):
-    client = Client()
-    client.force_login(UserFactory())
+    client = client_for(UserFactory())
 
-    response = client.post(reverse("games:table_create"), table_form(name=name))
+    response = client.post(reverse("games:table_create"), table_form_data(name=name))
 
     assert response.status_code == 200
     assert response.context["form"].errors["name"] == [MESSAGE]
@@ -118,11 +102,10 @@ def test_the_table_form_refuses_a_name_with_bidi_controls_and_creates_nothing(na
 
 
 def test_the_table_form_says_why_in_persian():
-    client = Client()
-    client.force_login(UserFactory())
+    client = client_for(UserFactory())
 
     response = client.post(
-        reverse("games:table_create"), table_form(name=SPOOFS[0]), HTTP_ACCEPT_LANGUAGE="fa"
+        reverse("games:table_create"), table_form_data(name=SPOOFS[0]), HTTP_ACCEPT_LANGUAGE="fa"
     )
 
     assert PERSIAN_MESSAGE in response.content.decode()
@@ -139,10 +122,9 @@ def test_table_create_refuses_a_name_with_bidi_controls_and_creates_nothing(name
 
 
 def test_a_persian_table_name_with_a_zero_width_non_joiner_is_accepted():
-    client = Client()
-    client.force_login(UserFactory())
+    client = client_for(UserFactory())
 
-    response = client.post(reverse("games:table_create"), table_form(name=PERSIAN_WITH_ZWNJ))
+    response = client.post(reverse("games:table_create"), table_form_data(name=PERSIAN_WITH_ZWNJ))
 
     table = Table.objects.get()
     assert response.status_code == 302
@@ -166,15 +148,7 @@ def test_an_older_display_name_with_bidi_controls_still_names_default_tables():
 
 @pytest.mark.parametrize("username", ["\u202eayor", "ro\u2066ya\u2069", "roya\u200f"])
 def test_sign_up_refuses_a_username_with_bidi_controls(username):
-    response = Client().post(
-        reverse("account_signup"),
-        {
-            "username": username,
-            "email": "roya@example.com",
-            "password1": PASSWORD,
-            "password2": PASSWORD,
-        },
-    )
+    response = sign_up(Client(), username=username, email="roya@example.com")
 
     assert response.status_code == 200
     # Usernames are ASCII only (accounts.usernames): that rule refuses them and says so.
@@ -185,29 +159,20 @@ def test_sign_up_refuses_a_username_with_bidi_controls(username):
 
 
 @pytest.mark.parametrize("username", ["\u202eayor", "ro\u2066ya\u2069", "roya\u200f"])
-def test_a_forced_rename_refuses_a_username_with_bidi_controls(monkeypatch, username):
-    monkeypatch.setattr("accounts.enforcement.sanction_enforce", lambda sanction: None)
-    moderator = UserFactory(username="mod1", is_staff=True)
-    moderator.groups.add(Group.objects.get_or_create(name=MODERATORS_GROUP)[0])
-    player = UserFactory(username="rude_name")
-    sanction_apply(
-        moderator=moderator, user=player, kind=Sanction.Kind.RENAME, reason="offensive name"
-    )
-    client = Client()
-    client.force_login(player)
+def test_a_forced_rename_refuses_a_username_with_bidi_controls(renamed, username):
+    client = client_for(renamed)
 
-    response = client.post(reverse("accounts:rename"), {"username": username})
+    response = client.post(reverse("moderation:rename"), {"username": username})
 
     assert response.status_code == 400
     assert "Use only English letters" in response.content.decode()
-    assert User.objects.get(pk=player.pk).username == "rude_name"
+    assert User.objects.get(pk=renamed.pk).username == "rude_name"
 
 
 @pytest.mark.parametrize("name", SPOOFS)
 def test_settings_refuse_a_display_name_with_bidi_controls(name):
     roya = make_player("roya", display_name="Roya")
-    client = Client()
-    client.force_login(roya)
+    client = client_for(roya)
 
     response = client.post(reverse("accounts:settings"), {"display_name": name})
 
@@ -219,8 +184,7 @@ def test_settings_refuse_a_display_name_with_bidi_controls(name):
 
 def test_a_persian_display_name_with_a_zero_width_non_joiner_is_accepted():
     roya = make_player("roya")
-    client = Client()
-    client.force_login(roya)
+    client = client_for(roya)
 
     response = client.post(reverse("accounts:settings"), {"display_name": "رویا می\u200cروم"})
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 from django.http import HttpResponse
-from django.test import Client, RequestFactory
+from django.test import RequestFactory
 from django.urls import reverse
 
 from hokm_site.csp import HEADER, ContentSecurityPolicyMiddleware, content_security_policy
+from tests.accounts.players import client_for
 from tests.games.factories import UserFactory
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,8 +31,7 @@ def directives(policy: str) -> dict[str, list[str]]:
 
 @pytest.mark.django_db
 def test_pages_carry_a_strict_policy():
-    client = Client()
-    client.force_login(UserFactory())
+    client = client_for(UserFactory())
     for url in (reverse("home"), reverse("games:lobby"), reverse("games:table_create")):
         response = client.get(url)
         assert response.status_code == 200, url

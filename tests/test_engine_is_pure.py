@@ -1,33 +1,15 @@
 """The rules engine imports nothing from Django or Channels (STYLE.md): it must run, and be
 tested and replayed, without a database, a settings module or an event loop."""
 
-import ast
 from pathlib import Path
 
+from tests.pure_imports import forbidden_imports
+
 ENGINE_DIR = Path(__file__).resolve().parent.parent / "games" / "engine"
-FORBIDDEN_PACKAGES = {"django", "channels", "channels_redis", "daphne"}
 
 
 def engine_files() -> list[Path]:
     return sorted(ENGINE_DIR.rglob("*.py"))
-
-
-def forbidden_imports(source: str, filename: str) -> list[str]:
-    """Top-level packages from FORBIDDEN_PACKAGES imported anywhere in the module."""
-    found = []
-    for node in ast.walk(ast.parse(source, filename=filename)):
-        if isinstance(node, ast.Import):
-            modules = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            modules = [node.module]
-        else:
-            continue
-        found += [
-            f"line {node.lineno}: {module}"
-            for module in modules
-            if module.split(".")[0] in FORBIDDEN_PACKAGES
-        ]
-    return found
 
 
 def test_engine_package_exists_and_has_modules() -> None:

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from games.models import Match
-from games.services import SeatSpec
+from games.play.services import SeatSpec
 from tests.games.factories import MatchFactory, TableFactory, UserFactory
 
 LOBBY_LINK = f'href="{reverse("games:lobby")}"'
@@ -51,7 +51,7 @@ def test_the_404_page_knows_who_is_signed_in(client: Client) -> None:
     """Django's handler renders it with the request, so the header is the usual one."""
     client.force_login(UserFactory(username="roya"))
     html = client.get("/no-such-page/").content.decode()
-    assert reverse("accounts:profile", args=["roya"]) in html
+    assert reverse("games:profile", args=["roya"]) in html
     assert reverse("games:my_games") in html
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from tests.accounts.players import client_for
 from tests.games.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -30,8 +30,7 @@ def _production_error_pages(settings) -> None:
 
 @pytest.mark.parametrize("address", ADDRESSES)
 def test_a_nul_in_the_address_is_a_400_without_a_query(address: str) -> None:
-    client = Client()
-    client.force_login(UserFactory(username="sara", is_staff=True, is_superuser=True))
+    client = client_for(UserFactory(username="sara", is_staff=True, is_superuser=True))
     with CaptureQueriesContext(connection) as queries:
         response = client.get(address)
     assert response.status_code == 400
@@ -41,7 +40,6 @@ def test_a_nul_in_the_address_is_a_400_without_a_query(address: str) -> None:
 
 
 def test_addresses_without_nul_are_served() -> None:
-    client = Client()
-    client.force_login(UserFactory(username="sara"))
+    client = client_for(UserFactory(username="sara"))
     assert client.get("/players/sara/").status_code == 200
     assert client.get("/lobby/?x=a%01b").status_code == 200

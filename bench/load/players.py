@@ -5,7 +5,8 @@ missing, then migrated; its name must contain "bench", see ``bench._django``). P
 ``load0000``, ``load0001``... with no password; each run gives every one of them a fresh personal
 API token (the secret is kept in memory only, as ``accounts.tokens.token_create`` shows it once)
 and seats them four by four at new ``hokm4`` matches without a turn clock, as
-``games.services.match_create`` stores any match. The matches of earlier runs are deleted first.
+``games.play.services.match_create`` stores any match. The matches of earlier runs are deleted
+first.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def tables_create(count: int) -> list[BenchTable]:
     from accounts.tokens import TOKEN_PREFIX, token_hash
     from bench._django import database_settings
     from games.models import Match
-    from games.services import SeatSpec, match_create
+    from games.play.services import SeatSpec, match_create
 
     assert "bench" in str(database_settings()["NAME"])  # never anybody else's matches
     with connection.cursor() as cursor:

@@ -14,7 +14,7 @@ so the same view always gives the same action.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from games.engine import (
     Action,
@@ -53,14 +53,15 @@ def greedy_action(view: Mapping[str, Any]) -> Action:
     legal = [action_from_json(data) for data in view.get("legal") or ()]
     if not legal:
         raise NoDecisionError(f"seat {view.get('seat')} has nothing to decide")
+    # The phase decides the kind of action: every legal action is of the first one's kind.
     first = legal[0]
     if isinstance(first, CallTrump):
         return _call(view, legal)
     if isinstance(first, Discard):
-        return _discard(view, legal)
+        return _discard(view, cast(list[Discard], legal))
     if isinstance(first, KeepOrThrow):
-        return _keep_or_throw(view, legal)
-    return _play(view, legal)
+        return _keep_or_throw(view, cast(list[KeepOrThrow], legal))
+    return _play(view, cast(list[PlayCard], legal))
 
 
 def lowest_key(card: Card, trump: Suit | None) -> tuple[bool, int, int]:
@@ -129,5 +130,7 @@ def _partner_is_winning(view: Mapping[str, Any], played: Sequence[Card], trump: 
     if not variant.partnerships:
         return False
     players = variant.players
-    winner = (view["trick"]["leader"] + trick_winner_index(played, trump)) % players
-    return winner == (view["seat"] + 2) % players
+    leader: int = view["trick"]["leader"]
+    seat: int = view["seat"]
+    winner = (leader + trick_winner_index(played, trump)) % players
+    return winner == (seat + 2) % players

@@ -153,13 +153,15 @@ def sample_deals(
         weights *= mistake**misses
     nprng = np.random.default_rng(rng.getrandbits(63))
     chosen = nprng.choice(len(pool), size=count, replace=True, p=weights / weights.sum())
-    return pool[chosen]
+    deals: np.ndarray = pool[chosen]
+    return deals
 
 
 def read_plays(knowledge: Knowledge, history: Sequence[tuple[int, int]], rules: Rules) -> Knowledge:
     """``knowledge`` with the opponents' plays read as the greedy model's
     (``games.bots.reading``): the cards each is taken not to hold, as long as some deal of the
-    unseen cards still fits them all; else the plain knowledge."""
+    unseen cards still fits them all; else the plain knowledge. Plays come after the call."""
+    assert knowledge.trump is not None, "cards are played only after the trump is called"
     excluded = greedy_exclusions(
         history, rules=rules, trump=SUIT_INDEX[knowledge.trump], reader=knowledge.seat
     )
@@ -176,6 +178,7 @@ def _model_misses(
     """Per deal, how many of the opponents' plays the greedy baseline would not have made:
     the hand is replayed from its first trick with each seat holding, in that deal, the cards
     it holds now and the cards it has played since."""
+    assert knowledge.trump is not None, "cards are played only after the trump is called"
     start = deals.copy()
     for seat in range(knowledge.players):
         start[:, seat] |= np.uint64(knowledge.played_by[seat])
@@ -202,7 +205,8 @@ def _call_likelihood(hakem_cards: np.ndarray, trump: Suit, hand_size: int) -> np
     suit_mask = np.uint64(SUIT_MASKS[SUIT_INDEX[trump]])
     held = _popcount(hakem_cards & suit_mask)
     table = np.array([max(0.03, _at_least_two(n, hand_size)) for n in range(14)], dtype=np.float64)
-    return table[np.minimum(held, 13)]
+    likelihoods: np.ndarray = table[np.minimum(held, 13)]
+    return likelihoods
 
 
 def _at_least_two(n: int, size: int) -> float:
@@ -214,7 +218,8 @@ def _at_least_two(n: int, size: int) -> float:
 
 
 def _popcount(x: np.ndarray) -> np.ndarray:
-    return np.bitwise_count(x).astype(np.int64)
+    counts: np.ndarray = np.bitwise_count(x)
+    return counts.astype(np.int64)
 
 
 def _draw(knowledge: Knowledge, count: int, rng: random.Random) -> np.ndarray:
@@ -406,11 +411,15 @@ def shuffled_unknown(unknown: int, count: int, rng: random.Random) -> np.ndarray
     bits = np.array([bit_of(card) for card in cards_of(unknown)], dtype=np.int64)
     nprng = np.random.default_rng(rng.getrandbits(63))
     order = np.argsort(nprng.random((count, len(bits))), axis=1)
-    return bits[order]
+    orders: np.ndarray = bits[order]
+    return orders
 
 
 def masks_of_rows(bits: np.ndarray) -> np.ndarray:
     """Each row of bits as one mask."""
     if bits.shape[1] == 0:
         return np.zeros(bits.shape[0], dtype=np.uint64)
-    return np.bitwise_or.reduce(np.left_shift(np.uint64(1), bits.astype(np.uint64)), axis=1)
+    masks: np.ndarray = np.bitwise_or.reduce(
+        np.left_shift(np.uint64(1), bits.astype(np.uint64)), axis=1
+    )
+    return masks

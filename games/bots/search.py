@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -99,18 +99,20 @@ def search_action(
         return greedy_action(view)  # raises NoDecisionError
     if len(legal) == 1:
         return legal[0]
+    # The phase decides the kind of action: every legal action is of the first one's kind.
     first = legal[0]
     context = _Context.of(view, settings, match)
     if isinstance(first, PlayCard):
-        return _play(view, legal, context, settings, deadline, rng)
+        return _play(view, cast(list[PlayCard], legal), context, settings, deadline, rng)
     if not settings.search_bidding:
         return greedy_action(view)
     if isinstance(first, CallTrump):
-        return _call(view, legal, context, settings, deadline, rng)
+        return _call(view, cast(list[CallTrump], legal), context, settings, deadline, rng)
     if isinstance(first, Discard):
-        return _discard(view, legal, context, settings, deadline, rng)
+        return _discard(view, cast(list[Discard], legal), context, settings, deadline, rng)
     if isinstance(first, KeepOrThrow):
-        return _keep_or_throw(view, legal, context, settings, deadline, rng)
+        legal_draws = cast(list[KeepOrThrow], legal)
+        return _keep_or_throw(view, legal_draws, context, settings, deadline, rng)
     return greedy_action(view)
 
 
@@ -167,7 +169,7 @@ def _best(actions: Sequence[Action], totals: np.ndarray, preferred: Action) -> A
     return preferred if preferred in best else best[0]
 
 
-def _rounds(settings: SearchSettings, deadline: float):
+def _rounds(settings: SearchSettings, deadline: float) -> Iterator[int]:
     """Sizes of the rounds of sampled deals, stopping at the deadline (after one round)."""
     done = 0
     while done < settings.samples:
@@ -181,7 +183,14 @@ def _rounds(settings: SearchSettings, deadline: float):
 # -- playing a card ----------------------------------------------------------------------------
 
 
-def _play(view, legal, context: _Context, settings, deadline, rng) -> Action:
+def _play(
+    view: Mapping[str, Any],
+    legal: Sequence[PlayCard],
+    context: _Context,
+    settings: SearchSettings,
+    deadline: float,
+    rng: random.Random,
+) -> Action:
     knowledge = Knowledge.from_view(view)
     trump = SUIT_INDEX[Suit(view["trump"])]
     candidates = sorted(legal, key=lambda a: lowest_key(a.card, Suit(view["trump"])))
@@ -277,7 +286,14 @@ def _history(view: Mapping[str, Any], players: int) -> list[tuple[int, int]]:
 # -- the trump call (R3.1) -----------------------------------------------------------------------
 
 
-def _call(view, legal, context: _Context, settings, deadline, rng) -> Action:
+def _call(
+    view: Mapping[str, Any],
+    legal: Sequence[CallTrump],
+    context: _Context,
+    settings: SearchSettings,
+    deadline: float,
+    rng: random.Random,
+) -> Action:
     """Each suit scored over the same deals of the unseen cards (47 in hokm4): the rest of the
     Hakem's hand, every other seat's, and the cards nobody gets (classic hokm2)."""
     variant = get_variant(view["variant"])
@@ -302,7 +318,9 @@ def _call(view, legal, context: _Context, settings, deadline, rng) -> Action:
     return _best(legal, totals, greedy_action(view))
 
 
-def _score_trumps(context: _Context, hands: np.ndarray, suits, size: int) -> np.ndarray:
+def _score_trumps(
+    context: _Context, hands: np.ndarray, suits: Sequence[Suit], size: int
+) -> np.ndarray:
     k = len(suits)
     trumps = np.tile(np.array([SUIT_INDEX[s] for s in suits], dtype=np.int64), size)
     batch = Batch.start(
@@ -312,10 +330,18 @@ def _score_trumps(context: _Context, hands: np.ndarray, suits, size: int) -> np.
         leader=context.hakem,
         hakem_side=context.hakem_side,
     )
-    return context.utility(playout(batch)).reshape(size, k).sum(axis=0)
+    totals: np.ndarray = context.utility(playout(batch)).reshape(size, k).sum(axis=0)
+    return totals
 
 
-def _call_with_draw(view, legal, context: _Context, settings, deadline, rng) -> Action:
+def _call_with_draw(
+    view: Mapping[str, Any],
+    legal: Sequence[CallTrump],
+    context: _Context,
+    settings: SearchSettings,
+    deadline: float,
+    rng: random.Random,
+) -> Action:
     """hokm2-draw (R3.5): each suit scored as if the Hakem then discarded as the greedy baseline
     would and filled his hand from the stock at random (both players' draws are imagined alike)."""
     own_cards = [Card.parse(text) for text in view["hand"]]
@@ -354,7 +380,14 @@ def _fill(context: _Context, own: int, order: np.ndarray, *, opponent_known: int
 # -- hokm2-draw: the discards and the keep-or-throw (R3.5) ---------------------------------------
 
 
-def _discard(view, legal, context: _Context, settings, deadline, rng) -> Action:
+def _discard(
+    view: Mapping[str, Any],
+    legal: Sequence[Discard],
+    context: _Context,
+    settings: SearchSettings,
+    deadline: float,
+    rng: random.Random,
+) -> Action:
     own5 = set()
     for action in legal:
         own5 |= set(action.cards)
@@ -371,7 +404,14 @@ def _discard(view, legal, context: _Context, settings, deadline, rng) -> Action:
     return _best(legal, totals, greedy_action(view))
 
 
-def _keep_or_throw(view, legal, context: _Context, settings, deadline, rng) -> Action:
+def _keep_or_throw(
+    view: Mapping[str, Any],
+    legal: Sequence[KeepOrThrow],
+    context: _Context,
+    settings: SearchSettings,
+    deadline: float,
+    rng: random.Random,
+) -> Action:
     """Keep the card on top, or throw it and keep the next one unseen: both scored over the same
     imagined rest of the draw (the next card, then random cards to 13 for both players)."""
     draw = view["draw"]

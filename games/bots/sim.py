@@ -226,10 +226,10 @@ class Batch:
     def legal(self) -> np.ndarray:
         """The legal cards of the seat to play in each row (R4.2)."""
         rows = np.arange(self.hands.shape[0])
-        hand = self.hands[rows, self.seat_to_play]
+        hand: np.ndarray = self.hands[rows, self.seat_to_play]
         if self.position == 0:
             return hand
-        follow = hand & _SUIT_MASKS_NP[self.led]
+        follow: np.ndarray = hand & _SUIT_MASKS_NP[self.led]
         return np.where(follow != _ZERO, follow, hand)
 
     def greedy_choice(self) -> np.ndarray:
@@ -241,6 +241,7 @@ class Batch:
         seat = self.seat_to_play
         sides = seat % 2 if self.rules.partnerships else seat
         rng = self.explore_rng
+        assert rng is not None, "explore and explore_rng are set together"
         n = legal.shape[0]
         wander = (sides == self.smart_side) & (rng.random(n) < self.explore)
         if not wander.any():

@@ -21,6 +21,9 @@ from .sim import SUIT_MASKS, Rules
 #: How often (in nodes) the solver looks at the clock.
 CLOCK_EVERY = 128
 
+#: A position at the start of a trick: each seat's hand, the leader, the tricks each side has won.
+TableKey = tuple[tuple[int, ...], int, tuple[int, ...]]
+
 
 class SolverTimeout(Exception):
     """The deadline passed before the solver finished."""
@@ -46,7 +49,7 @@ class Solver:
         self.side = side
         self.worth = worth
         self.deadline = deadline
-        self.table: dict[tuple, tuple[float, float, float]] = {}
+        self.table: dict[TableKey, tuple[float, float, float]] = {}
         self.nodes = 0
 
     # -- public --------------------------------------------------------------------------------

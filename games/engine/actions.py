@@ -49,6 +49,25 @@ class PlayCard:
 Action = CallTrump | Discard | KeepOrThrow | PlayCard
 
 
+@dataclass(frozen=True, slots=True)
+class ChooseIndicator:
+    """R9.14.1 (Court Piece, hidden trump ``chosen``): the caller lays one of his first 5 cards
+    face down; its suit is trump."""
+
+    seat: int
+    card: Card
+    kind = "choose_indicator"
+
+
+@dataclass(frozen=True, slots=True)
+class RevealTrump:
+    """R9.14.2 (Court Piece, hidden trump): ask for trump (a seat that cannot follow) or reveal
+    it (the caller); the indicator is turned face up before the seat's card."""
+
+    seat: int
+    kind = "reveal_trump"
+
+
 class ActionFormatError(ValueError):
     """A wire message that is not an action."""
 

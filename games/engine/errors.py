@@ -21,7 +21,7 @@ class IllegalActionError(ValueError):
 
     @property
     def message(self) -> str:
-        return self.args[0]
+        return str(self.args[0])
 
 
 class NotYourTurnError(IllegalActionError):
@@ -87,3 +87,46 @@ class InvalidTrumpError(IllegalActionError):
 
     def __init__(self, value: object, *, seat: int) -> None:
         super().__init__(f"{value!r} is not a suit: call S, H, D or C", seat=seat)
+
+
+class InvalidIndicatorError(IllegalActionError):
+    """R9.14.1: the hidden-trump indicator is one of the caller's first 5 cards."""
+
+    code = "invalid_indicator"
+
+    def __init__(self, card: object, *, seat: int) -> None:
+        super().__init__(f"{card} is not one of your first 5 cards", seat=seat)
+
+
+class RevealNotAllowedError(IllegalActionError):
+    """R9.14.2: only the caller, or a seat not leading and holding no card of the suit led, may
+    turn the indicator up, once per deal."""
+
+    code = "reveal_not_allowed"
+
+    def __init__(self, message: str, *, seat: int) -> None:
+        super().__init__(message, seat=seat)
+
+
+class IndicatorHiddenError(IllegalActionError):
+    """R9.14.3: until its reveal the indicator is not in the caller's hand."""
+
+    code = "indicator_hidden"
+
+    def __init__(self, *, seat: int, card: Card) -> None:
+        self.card = card
+        super().__init__(f"{card} is the trump indicator: reveal it before you play it", seat=seat)
+
+
+class MustTrumpError(IllegalActionError):
+    """R9.14.4: a seat that revealed holding no card of the suit led must trump if it can."""
+
+    code = "must_trump"
+
+    def __init__(self, *, seat: int, card: Card, trump: Suit) -> None:
+        self.card, self.trump = card, trump
+        super().__init__(
+            f"you asked for trump holding no card of the suit led, so you must play a "
+            f"{trump.singular}",
+            seat=seat,
+        )

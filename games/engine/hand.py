@@ -186,7 +186,7 @@ def legal_actions(state: HandState) -> list[Action]:
         return [CallTrump(seat, suit) for suit in Suit]
     if state.phase is Phase.DISCARD:
         own5 = state.first5 if seat == state.hakem else state.dealer5
-        count = _discard_count(state, seat)
+        count = discard_count(state, seat)
         return [Discard(seat, combo) for combo in combinations(own5, count)]
     if state.phase is Phase.DRAW:
         return [KeepOrThrow(seat, True), KeepOrThrow(seat, False)]
@@ -207,7 +207,9 @@ def playable_cards(state: HandState) -> list[Card]:
     return list(hand)
 
 
-def _discard_count(state: HandState, seat: int) -> int:
+def discard_count(state: HandState, seat: int) -> int:
+    """How many cards ``seat`` puts down from its first five in a draw variant (R3.5): the
+    Hakem's count or the other player's."""
     discards = state.variant.draw_discards
     return discards[0] if seat == state.hakem else discards[1]
 
@@ -248,7 +250,7 @@ def _call_trump(state: HandState, action: CallTrump) -> HandState:
 def _discard(state: HandState, action: Discard) -> HandState:
     _require_phase(state, action, Phase.DISCARD, "discard")
     seat = action.seat
-    count = _discard_count(state, seat)
+    count = discard_count(state, seat)
     own5 = state.first5 if seat == state.hakem else state.dealer5
     chosen = tuple(action.cards)
     if len(chosen) != count or len(set(chosen)) != count:

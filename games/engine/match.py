@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .actions import Action
+from .cards import Card
 from .draw import HakemDraw, draw_hakem
 from .errors import IllegalActionError, MatchOverError
 from .hand import HandResult, HandState, apply, deal_deck, legal_actions, new_hand
@@ -92,7 +94,7 @@ def match_apply(match: MatchState, action: Action) -> MatchState:
     return replace(match, hand=hand, scores=tuple(scores), results=match.results + (hand.result,))
 
 
-def next_hand(match: MatchState, *, deck: tuple | None = None) -> MatchState:
+def next_hand(match: MatchState, *, deck: Sequence[Card] | None = None) -> MatchState:
     """Deal the next hand with the Hakem R6 names: from the match seed, or from a given deck."""
     if match.is_over:
         raise MatchOverError()

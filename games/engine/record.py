@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from .actions import Action, CallTrump, Discard, KeepOrThrow, PlayCard
 from .cards import Card, CardTextError, Suit, cards_text
@@ -20,6 +20,7 @@ from .hand import DeckError, HandResult, HandState, Phase, apply, deck_from_deal
 from .variants import HakemDrawMethod, UnknownVariantError, Variant, get_variant
 
 FORMAT = "hokm-record/1"
+COURT_PIECE = "court-piece"  # R9: its own checker, games/engine/court_piece/record.py
 
 
 class RecordFault(ValueError):
@@ -158,6 +159,11 @@ def load_record(text: str | bytes) -> Any:
 
 def check_record(document: Any) -> dict[str, Any]:
     """The checker's verdict, exactly the JSON object RECORD.md describes."""
+    if isinstance(document, dict) and document.get("variant") == COURT_PIECE:
+        # Imported here: the court-piece checker builds on this module's helpers.
+        from .court_piece.record import check_court_piece_record
+
+        return check_court_piece_record(document)
     try:
         replay = replay_record(document)
     except RecordFault as fault:
@@ -469,7 +475,7 @@ def _card_list(value: Any, what: str, fault: Any) -> list[Card]:
         raise fault(f"{what}: {error}") from None
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

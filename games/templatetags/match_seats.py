@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from django import template
 
-from games import rendering
 from games.models import MatchSeat
+from games.play import rendering
 
 register = template.Library()
 

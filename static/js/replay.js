@@ -1,4 +1,4 @@
-/* The replay page (templates/games/replay.html, games/replay.py).
+/* The replay page (templates/games/replay.html, games/history/replay.py).
 
    The server embeds the whole match once (#replay-data) and one face per card it may show
    (#replay-faces); this script draws a position from them: a position is a hand and the number

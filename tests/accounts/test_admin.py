@@ -43,5 +43,6 @@ def test_the_admin_index_has_no_two_sections_of_the_same_name(admin_client: Clie
 
     html = admin_client.get("/admin/").content.decode()
     captions = re.findall(r"<caption>\s*<a [^>]*>([^<]+)</a>", html)
-    assert "Players and moderation" in captions
+    # Moderation is an app of its own since the layout issue (19): two sections, not one.
+    assert {"Players", "Moderation"} <= set(captions)
     assert len(captions) == len(set(captions)), captions

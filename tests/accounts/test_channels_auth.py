@@ -11,12 +11,11 @@ from channels.auth import AuthMiddlewareStack
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.test import Client
 
 from accounts.channels_auth import TokenAuthMiddleware, bearer_token
 from accounts.models import User
 from accounts.tokens import token_create, token_revoke
-from tests.accounts.players import make_player
+from tests.accounts.players import client_for, make_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -49,8 +48,7 @@ async def who_am_i(headers: list[tuple[bytes, bytes]]) -> dict[str, str | None]:
 
 
 def session_cookie_of(user: User) -> tuple[bytes, bytes]:
-    client = Client()
-    client.force_login(user)
+    client = client_for(user)
     cookie = SimpleCookie()
     cookie[settings.SESSION_COOKIE_NAME] = client.cookies[settings.SESSION_COOKIE_NAME].value
     return (b"cookie", cookie.output(header="", sep="; ").strip().encode())

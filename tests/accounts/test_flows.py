@@ -3,8 +3,6 @@ email, logout, password change and reset, and the failed-login rate limit."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from allauth.account.models import EmailAddress
 from django.conf import settings
@@ -13,27 +11,12 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from tests.accounts.players import PASSWORD, make_player
+from tests.accounts.emails import link_in
+from tests.accounts.players import PASSWORD, client_for, make_player, sign_up
 
 pytestmark = pytest.mark.django_db
 
 LOBBY = "/lobby/"
-
-
-def link_in(message: mail.EmailMessage) -> str:
-    """The one link of an email, as a path the test client can follow."""
-    (url,) = re.findall(r"https?://testserver(/\S+)", message.body)
-    return url
-
-
-def sign_up(client: Client, **fields: str) -> object:
-    data = {
-        "username": "sara_k",
-        "email": "sara@example.com",
-        "password1": PASSWORD,
-        "password2": PASSWORD,
-    } | fields
-    return client.post(reverse("account_signup"), data)
 
 
 def log_in(client: Client, login: str, password: str = PASSWORD) -> object:
@@ -162,8 +145,7 @@ def test_wrong_password_is_refused(player: User) -> None:
 
 
 def test_logout_by_post_from_the_header(player: User) -> None:
-    client = Client()
-    client.force_login(player)
+    client = client_for(player)
     home = client.get("/").content.decode()
     assert f'action="{reverse("account_logout")}"' in home
 
@@ -175,8 +157,7 @@ def test_logout_by_post_from_the_header(player: User) -> None:
 
 
 def test_password_change(player: User) -> None:
-    client = Client()
-    client.force_login(player)
+    client = client_for(player)
     new_password = "a-new-hakem-calls-hearts"
 
     response = client.post(

@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from accounts.models import User
 from accounts.roles import MODERATORS_GROUP, is_moderator
-from tests.accounts.players import PASSWORD, make_player
+from tests.accounts.players import PASSWORD, client_for, make_player
 
 pytestmark = pytest.mark.django_db
 
@@ -41,12 +41,6 @@ def make_moderator(username: str = "mina") -> User:
     moderator = make_player(username, is_staff=True)
     moderator.groups.add(Group.objects.get(name=MODERATORS_GROUP))
     return moderator
-
-
-def logged_in(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def change_form_data(user: User, **changes: object) -> dict[str, object]:
@@ -90,7 +84,7 @@ def test_admin_lives_at_the_admin_url_setting() -> None:
     "url_name", ["admin:index", "admin:games_match_changelist", "admin:accounts_user_changelist"]
 )
 def test_admin_turns_players_away(url_name: str) -> None:
-    response = logged_in(make_player()).get(reverse(url_name))
+    response = client_for(make_player()).get(reverse(url_name))
 
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("admin:login"))
@@ -105,11 +99,11 @@ def test_admin_sends_visitors_to_the_site_login() -> None:
 
 
 def test_admin_login_refuses_a_logged_in_player() -> None:
-    assert logged_in(make_player()).get(reverse("admin:login")).status_code == 403
+    assert client_for(make_player()).get(reverse("admin:login")).status_code == 403
 
 
 def test_moderator_sees_the_game_history() -> None:
-    client = logged_in(make_moderator())
+    client = client_for(make_moderator())
 
     assert client.get(reverse("admin:index")).status_code == 200
     assert client.get(reverse("admin:games_match_changelist")).status_code == 200
@@ -117,7 +111,7 @@ def test_moderator_sees_the_game_history() -> None:
 
 
 def test_moderator_can_neither_add_nor_delete_users() -> None:
-    client = logged_in(make_moderator())
+    client = client_for(make_moderator())
     roya = make_player("roya")
 
     assert client.get(reverse("admin:accounts_user_add")).status_code == 403
@@ -131,7 +125,7 @@ def test_moderator_can_neither_add_nor_delete_users() -> None:
 
 
 def test_moderator_cannot_change_groups() -> None:
-    client = logged_in(make_moderator())
+    client = client_for(make_moderator())
     group = Group.objects.get(name=MODERATORS_GROUP)
 
     assert client.get(reverse("admin:auth_group_changelist")).status_code == 403
@@ -146,7 +140,7 @@ def test_moderator_cannot_change_groups() -> None:
 
 def test_moderator_cannot_raise_himself() -> None:
     moderator = make_moderator()
-    client = logged_in(moderator)
+    client = client_for(moderator)
     everything = list(Permission.objects.values_list("pk", flat=True))
 
     page = client.get(reverse("admin:accounts_user_change", args=[moderator.pk]))
@@ -174,7 +168,7 @@ def test_moderator_cannot_raise_himself() -> None:
 
 
 def test_moderator_cannot_make_a_player_staff() -> None:
-    client = logged_in(make_moderator())
+    client = client_for(make_moderator())
     roya = make_player("roya")
 
     response = client.post(
@@ -189,7 +183,7 @@ def test_moderator_cannot_make_a_player_staff() -> None:
 
 
 def test_moderator_can_deactivate_a_player() -> None:
-    client = logged_in(make_moderator())
+    client = client_for(make_moderator())
     roya = make_player("roya")
 
     data = change_form_data(roya)
@@ -202,7 +196,7 @@ def test_moderator_can_deactivate_a_player() -> None:
 
 
 def test_moderator_cannot_change_other_staff_or_their_passwords() -> None:
-    client = logged_in(make_moderator())
+    client = client_for(make_moderator())
     boss = make_player("sara", is_staff=True, is_superuser=True)
 
     response = client.post(
@@ -222,7 +216,7 @@ def test_moderator_cannot_change_other_staff_or_their_passwords() -> None:
 
 
 def test_superuser_grants_staff_superuser_and_groups() -> None:
-    client = logged_in(make_player("sara", is_staff=True, is_superuser=True))
+    client = client_for(make_player("sara", is_staff=True, is_superuser=True))
     roya = make_player("roya")
     group = Group.objects.get(name=MODERATORS_GROUP)
 
@@ -239,7 +233,7 @@ def test_superuser_grants_staff_superuser_and_groups() -> None:
 
 
 def test_two_factor_pages_render_for_a_player() -> None:
-    client = logged_in(make_player())
+    client = client_for(make_player())
 
     index = client.get(reverse("mfa_index"))
     asks_password = client.get(reverse("mfa_activate_totp"))
@@ -258,7 +252,7 @@ def test_two_factor_pages_render_for_a_player() -> None:
 
 
 def test_settings_page_links_to_two_factor() -> None:
-    html = logged_in(make_player()).get(reverse("accounts:settings")).content.decode()
+    html = client_for(make_player()).get(reverse("accounts:settings")).content.decode()
 
     assert f'href="{reverse("mfa_index")}"' in html
 

@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from tests.accounts.players import PASSWORD, make_player
+from tests.accounts.players import client_for, make_player, sign_up
 
 pytestmark = pytest.mark.django_db
 
@@ -77,8 +77,7 @@ def test_sign_up_errors_are_shown_by_their_fields() -> None:
 
 @pytest.mark.parametrize("name", MANAGE_PAGES)
 def test_manage_pages_use_the_site_layout_with_account_tabs(name: str) -> None:
-    client = Client()
-    client.force_login(make_player())
+    client = client_for(make_player())
 
     response = client.get(reverse(name))
 
@@ -90,15 +89,7 @@ def test_manage_pages_use_the_site_layout_with_account_tabs(name: str) -> None:
 
 
 def test_email_confirmation_page_uses_the_site_layout() -> None:
-    Client().post(
-        reverse("account_signup"),
-        {
-            "username": "sara_k",
-            "email": "sara@example.com",
-            "password1": PASSWORD,
-            "password2": PASSWORD,
-        },
-    )
+    sign_up(Client())
     (path,) = re.findall(r"https?://testserver(/\S+)", mail.outbox[0].body)
 
     for language in ("en", "fa"):
@@ -119,12 +110,11 @@ def test_header_offers_sign_in_and_sign_up_to_visitors() -> None:
 
 
 def test_header_offers_profile_and_sign_out_to_players() -> None:
-    client = Client()
-    client.force_login(make_player("roya", display_name="Roya K."))
+    client = client_for(make_player("roya", display_name="Roya K."))
 
     html = client.get("/").content.decode()
 
-    assert f'href="{reverse("accounts:profile", args=["roya"])}"' in html
+    assert f'href="{reverse("games:profile", args=["roya"])}"' in html
     assert "Roya K." in html
     assert f'action="{reverse("account_logout")}"' in html
     assert f'href="{reverse("account_login")}"' not in html

@@ -11,10 +11,10 @@ from django.utils import timezone
 from django.utils.formats import date_format
 
 from accounts.models import User
-from accounts.stats import player_record
+from games.history.stats import player_record
 from games.models import Match
-from games.services import SeatSpec, match_create
-from tests.accounts.players import make_player
+from games.play.services import SeatSpec, match_create
+from tests.accounts.players import client_for, make_player
 from tests.games.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +81,7 @@ def test_profile_page_shows_names_date_joined_and_record() -> None:
     finished_match("hokm2", [roya, None], winner_side=0)
     finished_match("hokm2", [roya, None], winner_side=1)
 
-    response = Client().get(reverse("accounts:profile", args=["roya"]))
+    response = Client().get(reverse("games:profile", args=["roya"]))
 
     assert response.status_code == 200
     html = response.content.decode()
@@ -96,7 +96,7 @@ def test_profile_page_shows_names_date_joined_and_record() -> None:
 def test_profile_escapes_the_display_name() -> None:
     make_player("roya", display_name="<script>alert(1)</script>")
 
-    html = Client().get(reverse("accounts:profile", args=["roya"])).content.decode()
+    html = Client().get(reverse("games:profile", args=["roya"])).content.decode()
 
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -105,8 +105,8 @@ def test_profile_escapes_the_display_name() -> None:
 def test_profile_of_unknown_or_inactive_player_is_404() -> None:
     make_player("gone", is_active=False)
 
-    assert Client().get(reverse("accounts:profile", args=["nobody"])).status_code == 404
-    assert Client().get(reverse("accounts:profile", args=["gone"])).status_code == 404
+    assert Client().get(reverse("games:profile", args=["nobody"])).status_code == 404
+    assert Client().get(reverse("games:profile", args=["gone"])).status_code == 404
 
 
 def test_profile_address_in_another_letter_case_leads_to_the_profile() -> None:
@@ -117,7 +117,7 @@ def test_profile_address_in_another_letter_case_leads_to_the_profile() -> None:
     response = Client().get("/players/sara_k/")
 
     assert response.status_code == 301
-    assert response["Location"] == reverse("accounts:profile", args=["Sara_K"])
+    assert response["Location"] == reverse("games:profile", args=["Sara_K"])
     assert Client().get("/players/GONE/").status_code == 404
 
 
@@ -130,6 +130,23 @@ def test_profile_in_persian_is_right_to_left() -> None:
     assert "بازی‌ها" in html
 
 
+def test_a_profile_answers_head_like_every_other_page():
+    """HEAD (link previews, uptime checks) got 405 on a profile, the one page to refuse it:
+    the view took GET only where the others take the safe methods."""
+    sara = make_player("سارا", display_name="سارا جان")
+    url = reverse("games:profile", args=[sara.username])
+    get, head = Client().get(url), Client().head(url)
+    assert (get.status_code, head.status_code) == (200, 200)
+    assert head.content == b""
+    assert head["Content-Type"] == get["Content-Type"]
+
+
+def test_head_on_an_unknown_player_is_404_and_post_stays_refused():
+    assert Client().head(reverse("games:profile", args=["nobody"])).status_code == 404
+    make_player("bahar")
+    assert Client().post(reverse("games:profile", args=["bahar"])).status_code == 405
+
+
 def test_settings_need_login() -> None:
     response = Client().get(reverse("accounts:settings"))
 
@@ -139,8 +156,7 @@ def test_settings_need_login() -> None:
 
 def test_settings_change_the_display_name() -> None:
     roya = make_player("roya")
-    client = Client()
-    client.force_login(roya)
+    client = client_for(roya)
 
     page = client.get(reverse("accounts:settings"))
     assert page.status_code == 200
@@ -155,8 +171,7 @@ def test_settings_change_the_display_name() -> None:
 
 def test_settings_refuse_a_staff_display_name() -> None:
     roya = make_player("roya")
-    client = Client()
-    client.force_login(roya)
+    client = client_for(roya)
 
     response = client.post(reverse("accounts:settings"), {"display_name": "Moderator"})
 
@@ -171,8 +186,7 @@ def test_settings_refuse_a_display_name_with_control_characters(name: str) -> No
     """A bell or an escape draws nothing: a name of them alone would look empty at a table (as
     table names refuse them); the spaces among them are squeezed, the rest refused."""
     roya = make_player("roya")
-    client = Client()
-    client.force_login(roya)
+    client = client_for(roya)
 
     response = client.post(reverse("accounts:settings"), {"display_name": name})
 
@@ -186,8 +200,7 @@ def _zed_beside(username: str, display_name: str) -> tuple[User, Client]:
     """Zed, signed in, and another player ``username`` who goes by ``display_name``."""
     make_player(username, display_name=display_name)
     zed = make_player("zed")
-    client = Client()
-    client.force_login(zed)
+    client = client_for(zed)
     return zed, client
 
 
@@ -242,8 +255,7 @@ def test_settings_accept_a_name_that_only_resembles_another(name: str) -> None:
 
 def test_a_player_may_take_his_own_username_as_display_name() -> None:
     roya = make_player("roya")
-    client = Client()
-    client.force_login(roya)
+    client = client_for(roya)
     assert client.post(reverse("accounts:settings"), {"display_name": "Roya"}).status_code == 302
     roya.refresh_from_db()
     assert roya.display_name == "Roya"

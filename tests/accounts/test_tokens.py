@@ -22,7 +22,7 @@ from accounts.tokens import (
     token_revoke,
     user_for_token,
 )
-from tests.accounts.players import make_player
+from tests.accounts.players import client_for, make_player
 
 pytestmark = pytest.mark.django_db
 
@@ -135,8 +135,7 @@ def test_last_used_is_written_at_most_once_a_minute() -> None:
 
 def test_settings_page_creates_a_token_and_shows_the_secret_once() -> None:
     roya = make_player("roya")
-    client = Client()
-    client.force_login(roya)
+    client = client_for(roya)
 
     response = client.post(reverse("accounts:token_create"), {"name": "laptop bot"})
 
@@ -155,8 +154,7 @@ def test_settings_page_creates_a_token_and_shows_the_secret_once() -> None:
 
 def test_settings_page_refuses_a_token_without_a_name() -> None:
     roya = make_player("roya")
-    client = Client()
-    client.force_login(roya)
+    client = client_for(roya)
 
     response = client.post(reverse("accounts:token_create"), {"name": " "})
 
@@ -167,8 +165,7 @@ def test_settings_page_refuses_a_token_without_a_name() -> None:
 def test_settings_page_revokes_a_token() -> None:
     roya = make_player("roya")
     token, raw = token_create(user=roya, name="laptop bot")
-    client = Client()
-    client.force_login(roya)
+    client = client_for(roya)
 
     response = client.post(reverse("accounts:token_revoke", args=[token.pk]))
 
@@ -182,8 +179,7 @@ def test_settings_page_revokes_a_token() -> None:
 def test_the_revoked_tokens_name_is_isolated_and_escaped() -> None:
     roya = make_player("roya")
     token, _ = token_create(user=roya, name="ربات <b>شب</b>")
-    client = Client()
-    client.force_login(roya)
+    client = client_for(roya)
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fa"
     client.post(reverse("accounts:token_revoke", args=[token.pk]))
     page = client.get(reverse("accounts:settings")).content.decode()
@@ -194,8 +190,7 @@ def test_the_revoked_tokens_name_is_isolated_and_escaped() -> None:
 def test_settings_page_does_not_revoke_another_players_token() -> None:
     roya = make_player("roya")
     token, raw = token_create(user=roya, name="bot")
-    client = Client()
-    client.force_login(make_player("hamid"))
+    client = client_for(make_player("hamid"))
 
     response = client.post(reverse("accounts:token_revoke", args=[token.pk]))
 
@@ -223,8 +218,7 @@ def test_opening_the_token_address_shows_the_settings_page() -> None:
     # redirected): opening it again, from history or a new tab, leads to the tokens, not to an
     # empty 405 page.
     roya = make_player("roya")
-    client = Client()
-    client.force_login(roya)
+    client = client_for(roya)
 
     response = client.get(reverse("accounts:token_create"))
 

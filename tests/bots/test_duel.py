@@ -1,4 +1,4 @@
-"""Duplicate duels (issue 7, "Measuring strength"): ``games.duel`` and ``manage.py bot_duel``.
+"""Duplicate duels (issue 7, "Measuring strength"): ``games.bots.duel`` and ``manage.py bot_duel``.
 
 Equal players must score exactly the baseline, because every deal is played once per seat
 arrangement with the same cards and Hakem; these tests check that arrangement directly too.
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-import games.duel
-from games.duel import (
+import games.bots.duel
+from games.bots.duel import (
     PLAYERS,
     DuelConfig,
     DuelError,
@@ -33,7 +33,7 @@ from games.duel import (
     wilson_interval,
 )
 from games.engine import HOKM4, VARIANTS, PlayCard, deal_deck, get_variant
-from tests.test_engine_is_pure import forbidden_imports
+from tests.pure_imports import forbidden_imports
 
 EXPECTED_SEATS = {
     "hokm4": [("a", "b", "a", "b"), ("b", "a", "b", "a")],
@@ -47,8 +47,8 @@ def patch_bot(monkeypatch: pytest.MonkeyPatch, variant: str, replacement: Any) -
     """Replace the duel's ``bot_action`` once this process is warmed up for ``variant`` (the
     untimed warm-up decisions would otherwise go to the replacement too, in the first test only)."""
     for level in ("greedy", "medium"):
-        games.duel.warm_up(variant, level)
-    monkeypatch.setattr(games.duel, "bot_action", replacement)
+        games.bots.duel.warm_up(variant, level)
+    monkeypatch.setattr(games.bots.duel, "bot_action", replacement)
 
 
 def without_timing(report: dict[str, Any]) -> dict[str, Any]:
@@ -94,7 +94,7 @@ def test_a_deal_is_replayed_with_the_same_cards_and_hakem_and_swapped_seats(
     variant: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     decided: list[tuple[int, str]] = []
-    real = games.duel.bot_action
+    real = games.bots.duel.bot_action
 
     def spy(view: dict[str, Any], *, level: str, match: Any = None) -> Any:
         decided.append((view["seat"], level))
@@ -140,7 +140,7 @@ def test_hands_alone_pass_a_fresh_match_and_matches_pass_the_real_scores(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     facts: list[dict[str, Any]] = []
-    real = games.duel.bot_action
+    real = games.bots.duel.bot_action
 
     def spy(view: dict[str, Any], *, level: str, match: Any = None) -> Any:
         facts.append(match)
@@ -320,9 +320,9 @@ def test_command_refuses_an_empty_duel() -> None:
 
 
 def test_the_duel_module_imports_no_django() -> None:
-    path = Path(games.duel.__file__)
+    path = Path(games.bots.duel.__file__)
     assert forbidden_imports(path.read_text(encoding="utf-8"), str(path)) == []
 
 
 def test_docstring_examples() -> None:
-    assert doctest.testmod(games.duel).failed == 0
+    assert doctest.testmod(games.bots.duel).failed == 0

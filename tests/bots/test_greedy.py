@@ -44,8 +44,8 @@ from games.engine import (
     view,
 )
 from games.models import ComputerLevel
-from tests.engine.helpers import cards, dealt_hand, play
-from tests.test_engine_is_pure import forbidden_imports
+from tests.engine.helpers import cards, dealt_hand, play, seeded_hand
+from tests.pure_imports import forbidden_imports
 
 # Thousands of random hands of each variant in CI; fewer for a quick local run.
 HANDS = int(os.environ.get("HOKM_BOT_HANDS") or (2000 if os.environ.get("CI") else 500))
@@ -298,7 +298,7 @@ def test_trump_call_is_R3_6(variant, first5, suit):
 @pytest.mark.parametrize("variant", VARIANTS.values(), ids=list(VARIANTS))
 def test_trump_call_equals_R3_6_on_random_deals(variant):
     for seed in range(200):
-        state = new_hand(variant, hakem=seed % variant.players, deck=deal_deck(variant, seed))
+        state = seeded_hand(variant, seed)
         assert decide(state) == CallTrump(state.hakem, default_trump(state.first5))
 
 
@@ -384,7 +384,7 @@ def test_dealer_draw_follows_the_same_rule_R3_5():
 def greedy_hands(variant: Variant, count: int, first_seed: int = 0):
     """Yield ``(state, action)`` for every decision of ``count`` random hands played by greedy."""
     for seed in range(first_seed, first_seed + count):
-        state = new_hand(variant, hakem=seed % variant.players, deck=deal_deck(variant, seed))
+        state = seeded_hand(variant, seed)
         while not state.is_over:
             action = decide(state)
             yield state, action
@@ -395,7 +395,7 @@ def greedy_hands(variant: Variant, count: int, first_seed: int = 0):
 def test_greedy_plays_only_legal_actions_and_finishes_every_hand(variant):
     decisions = finished = 0
     for seed in range(HANDS):
-        state = new_hand(variant, hakem=seed % variant.players, deck=deal_deck(variant, seed))
+        state = seeded_hand(variant, seed)
         for _ in range(100):  # a hand takes at most 53 decisions (hokm4: the call, 52 cards)
             if state.is_over:
                 break

@@ -14,6 +14,7 @@ from games.bots.sampling import Knowledge, _model_misses, read_plays, sample_dea
 from games.bots.search import _history
 from games.bots.sim import SUIT_INDEX, SUIT_MASKS, Rules, bit_of, mask_of
 from games.engine import HOKM4, VARIANTS, Card, apply, deal_deck, new_hand, view
+from tests.engine.helpers import seeded_hand
 
 ALL_VARIANTS = pytest.mark.parametrize("variant", VARIANTS.values(), ids=list(VARIANTS))
 
@@ -28,6 +29,17 @@ def b(text: str) -> int:
 
 HOKM4_RULES = Rules.of(HOKM4)
 SPADES, HEARTS, DIAMONDS, CLUBS = (SUIT_INDEX[Card.parse(f"2{s}").suit] for s in "SHDC")
+
+
+def greedy_decisions(variant, hands: int):
+    """Every decision of ``hands`` whole hands with greedy in every seat, seeded 0 on: yield
+    ``(seed, state, seen)``, ``seen`` the view of the seat to act, before it acts."""
+    for seed in range(hands):
+        state = seeded_hand(variant, seed)
+        while not state.is_over:
+            seen = view(state, state.to_act)
+            yield seed, state, seen
+            state = apply(state, greedy_action(seen))
 
 
 def test_the_orders_are_the_greedy_baselines():
@@ -93,24 +105,20 @@ def test_greedy_players_never_hold_what_their_plays_rule_out(variant):
     ruled out, the truth is a possible deal, and so the readings are kept and used."""
     rules = Rules.of(variant)
     decisions = ruled_out = 0
-    for seed in range(40):
-        state = new_hand(variant, hakem=seed % variant.players, deck=deal_deck(variant, seed))
-        while not state.is_over:
-            seat = state.to_act
-            seen = view(state, seat)
-            if seen["trump"] and (seen["tricks"] or seen["trick"]["cards"]):
-                history = _history(seen, rules.players)
-                knowledge = Knowledge.from_view(seen)
-                excluded = greedy_exclusions(
-                    history, rules=rules, trump=SUIT_INDEX[knowledge.trump], reader=seat
-                )
-                for other in range(rules.players):
-                    assert not mask_of(state.holdings[other]) & excluded[other]
-                read = read_plays(knowledge, history, rules)
-                assert read is not knowledge
-                ruled_out += sum(mask.bit_count() for mask in read.excluded)
-                decisions += 1
-            state = apply(state, greedy_action(seen))
+    for _, state, seen in greedy_decisions(variant, 40):
+        seat = state.to_act
+        if seen["trump"] and (seen["tricks"] or seen["trick"]["cards"]):
+            history = _history(seen, rules.players)
+            knowledge = Knowledge.from_view(seen)
+            excluded = greedy_exclusions(
+                history, rules=rules, trump=SUIT_INDEX[knowledge.trump], reader=seat
+            )
+            for other in range(rules.players):
+                assert not mask_of(state.holdings[other]) & excluded[other]
+            read = read_plays(knowledge, history, rules)
+            assert read is not knowledge
+            ruled_out += sum(mask.bit_count() for mask in read.excluded)
+            decisions += 1
     assert decisions and ruled_out / decisions > 1  # the reading says something
 
 
@@ -118,24 +126,20 @@ def test_greedy_players_never_hold_what_their_plays_rule_out(variant):
 def test_read_deals_never_give_a_seat_a_card_ruled_out(variant):
     rules = Rules.of(variant)
     checked = 0
-    for seed in range(12):
-        state = new_hand(variant, hakem=seed % variant.players, deck=deal_deck(variant, seed))
-        while not state.is_over:
-            seat = state.to_act
-            seen = view(state, seat)
-            if seen["trump"] and len(seen["tricks"]) in (2, 5):
-                history = _history(seen, rules.players)
-                knowledge = read_plays(Knowledge.from_view(seen), history, rules)
-                deals = sample_deals(
-                    knowledge, 30, random.Random(seed), reading=True, history=history, rules=rules
-                )
-                for row in deals:
-                    for other in range(rules.players):
-                        if other != seat:
-                            assert not int(row[other]) & knowledge.barred(other)
-                            assert int(row[other]).bit_count() == len(state.holdings[other])
-                checked += 1
-            state = apply(state, greedy_action(seen))
+    for seed, state, seen in greedy_decisions(variant, 12):
+        seat = state.to_act
+        if seen["trump"] and len(seen["tricks"]) in (2, 5):
+            history = _history(seen, rules.players)
+            knowledge = read_plays(Knowledge.from_view(seen), history, rules)
+            deals = sample_deals(
+                knowledge, 30, random.Random(seed), reading=True, history=history, rules=rules
+            )
+            for row in deals:
+                for other in range(rules.players):
+                    if other != seat:
+                        assert not int(row[other]) & knowledge.barred(other)
+                        assert int(row[other]).bit_count() == len(state.holdings[other])
+            checked += 1
     assert checked
 
 
@@ -147,21 +151,16 @@ def test_read_deals_explain_every_play_of_greedy_opponents(variant):
     (docs/bots.md, "Where the missing points are")."""
     rules = Rules.of(variant)
     checked = 0
-    for seed in range(16):
-        state = new_hand(variant, hakem=seed % variant.players, deck=deal_deck(variant, seed))
-        while not state.is_over:
-            seat = state.to_act
-            seen = view(state, seat)
-            if seen["trump"] and len(seen["tricks"]) in (3, 6, 9):
-                history = _history(seen, rules.players)
-                knowledge = read_plays(Knowledge.from_view(seen), history, rules)
-                deals = sample_deals(
-                    knowledge, 64, random.Random(seed), reading=True, history=history, rules=rules
-                )
-                misses = _model_misses(knowledge, deals, history, rules)
-                assert not misses.any(), f"seed {seed}: a read deal contradicts a greedy play"
-                checked += len(deals)
-            state = apply(state, greedy_action(seen))
+    for seed, _, seen in greedy_decisions(variant, 16):
+        if seen["trump"] and len(seen["tricks"]) in (3, 6, 9):
+            history = _history(seen, rules.players)
+            knowledge = read_plays(Knowledge.from_view(seen), history, rules)
+            deals = sample_deals(
+                knowledge, 64, random.Random(seed), reading=True, history=history, rules=rules
+            )
+            misses = _model_misses(knowledge, deals, history, rules)
+            assert not misses.any(), f"seed {seed}: a read deal contradicts a greedy play"
+            checked += len(deals)
     assert checked > 1000
 
 

@@ -33,6 +33,7 @@ from games.engine import (
     to_json,
     view,
 )
+from tests.engine.helpers import seeded_hand
 
 #: Hands per variant for the legality run of the search levels (more in CI).
 SEARCH_HANDS = int(os.environ.get("HOKM_SEARCH_HANDS") or (120 if os.environ.get("CI") else 60))
@@ -41,7 +42,7 @@ ALL_VARIANTS = pytest.mark.parametrize("variant", VARIANTS.values(), ids=list(VA
 
 def greedy_to(variant: Variant, seed: int, stop) -> HandState:
     """A hand of ``variant`` played by greedy from ``seed`` until ``stop(state)`` holds."""
-    state = new_hand(variant, hakem=seed % variant.players, deck=deal_deck(variant, seed))
+    state = seeded_hand(variant, seed)
     while not state.is_over and not stop(state):
         state = apply(state, greedy_action(view(state, state.to_act)))
     return state
@@ -363,7 +364,7 @@ def test_every_level_plays_only_legal_actions_R4_4(variant, quick_search):
     levels = [*LEVELS, "random"]
     decisions = {level: 0 for level in levels}
     for seed in range(SEARCH_HANDS):
-        state = new_hand(variant, hakem=seed % variant.players, deck=deal_deck(variant, seed))
+        state = seeded_hand(variant, seed)
         seating = [levels[(seed + s) % len(levels)] for s in range(variant.players)]
         while not state.is_over:
             seat = state.to_act

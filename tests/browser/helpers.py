@@ -17,9 +17,9 @@ from playwright.sync_api import Page, expect
 
 from games.engine import Card, HandState, get_variant, new_match
 from games.models import Match, Table
-from games.rendering import card_face
-from games.selectors import match_state_build
-from games.services import SeatSpec, match_create
+from games.play.rendering import card_face
+from games.play.selectors import match_state_build
+from games.play.services import SeatSpec, match_create
 
 PASSWORD = "Shab-e-Yalda-1403"
 

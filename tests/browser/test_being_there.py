@@ -3,8 +3,8 @@ table, a player who stops playing is replaced by the computer when his clock run
 seat back, a spectator sees the tricks and never a hand, and a dropped connection comes back by
 itself with the moves it missed.
 
-Matches are created here through ``games.services.match_create`` (committed rows the live server
-reads); everything after that happens through the pages and the server's own worker.
+Matches are created here through ``games.play.services.match_create`` (committed rows the live
+server reads); everything after that happens through the pages and the server's own worker.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from games.models import (
     MatchEvent,
     MatchSeat,
 )
-from games.services import SeatSpec
+from games.play.services import SeatSpec
+from tests.games.factories import plays_by
 
 from .conftest import TIMEOUT_MS
 from .helpers import (
@@ -367,14 +368,6 @@ def _play_card(page: Page) -> str:
     return _take_turn(page)
 
 
-def _plays_of(match_id: int, seat: int) -> list[str]:
-    return list(
-        CardPlay.objects.filter(hand__match_id=match_id, seat=seat)
-        .order_by("played_at", "pk")
-        .values_list("card", flat=True)
-    )
-
-
 def _current_trick_size(page: Page) -> int:
     return page.locator("#table .center .trick:not(.trick--done) .trick__card").count()
 
@@ -392,10 +385,10 @@ def _story(match_id: int) -> str:
 def _assert_played_himself(person: Person, match_id: int) -> None:
     """He plays his next card, and the server has it as his own move: the card left his hand, no
     clock ran out for it, and his seat is his."""
-    before = len(_plays_of(match_id, 0))
+    before = len(plays_by(match_id, 0))
     card = person.play_next_card()
-    _wait(person.page, lambda: len(_plays_of(match_id, 0)) > before, f"his {card} stored")
-    assert _plays_of(match_id, 0)[before] == card, _story(match_id)
+    _wait(person.page, lambda: len(plays_by(match_id, 0)) > before, f"his {card} stored")
+    assert plays_by(match_id, 0)[before] == card, _story(match_id)
     event = (
         MatchEvent.objects.filter(match_id=match_id, kind="play_card", data__card=card)
         .order_by("-version")
@@ -448,7 +441,7 @@ def test_reload_mid_hand_shows_the_same_table_and_play_goes_on_R8_2(people, shot
     # And he plays on from there: a card he may play is taken.
     card = _take_turn(arash.page)
     assert card in before["playable"]
-    assert _plays_of(match.pk, 0) == [*played, card]
+    assert plays_by(match.pk, 0) == [*played, card]
     expect(arash.page.locator("#flash")).to_be_empty()
 
 
@@ -501,7 +494,7 @@ def test_clock_runs_out_computer_plays_and_he_takes_his_seat_back_R8_1(people, s
     card = timed_out.data["card"]
     assert timed_out.data["seat"] == 0 and card in hand_before
     assert card not in arash.seen()["hand"]
-    assert _plays_of(match.pk, 0) == [*mine, card], _story(match.pk)
+    assert plays_by(match.pk, 0) == [*mine, card], _story(match.pk)
     row = seat_row(0)
     assert (row.status, row.timeouts) == (MatchSeat.Status.AWAY, 1)
 
@@ -528,7 +521,7 @@ def test_clock_runs_out_computer_plays_and_he_takes_his_seat_back_R8_1(people, s
     bahar.page.set_viewport_size(PHONE["viewport"])
     shot(bahar.page, "away-badge-phone", keep=True)
     bahar.page.set_viewport_size(DESKTOP["viewport"])
-    _wait(arash.page, lambda: len(_plays_of(match.pk, 0)) >= len(mine) + 3, "his next turns")
+    _wait(arash.page, lambda: len(plays_by(match.pk, 0)) >= len(mine) + 3, "his next turns")
     row = seat_row(0)
     assert (row.status, row.timeouts) == (MatchSeat.Status.AWAY, 1), _story(match.pk)
     stood_in = CardPlay.objects.filter(hand__match=match, seat=0).order_by("played_at")
@@ -558,8 +551,8 @@ def test_clock_runs_out_computer_plays_and_he_takes_his_seat_back_R8_1(people, s
     expect(his_seat).to_have_attribute("data-presence", "gone")
     expect(his_seat.locator(".seat-badge--away")).to_have_text("Left · computer plays")
     assert seat_row(0).status == MatchSeat.Status.LEFT
-    count = len(_plays_of(match.pk, 0))
-    _wait(arash.page, lambda: len(_plays_of(match.pk, 0)) > count, "the computer playing for him")
+    count = len(plays_by(match.pk, 0))
+    _wait(arash.page, lambda: len(plays_by(match.pk, 0)) > count, "the computer playing for him")
     shot(arash.page, "left-take-back-phone-fa")
     _click_until_gone(take_back, stand_in)
     expect(his_seat).to_have_attribute("data-presence", "connected")
@@ -730,4 +723,4 @@ def test_dropped_connection_reconnects_and_catches_up_R8_2(people, proxy, shot) 
 
     # And he plays on.
     card = _play_card(arash.page)
-    assert _plays_of(match.pk, 0)[-1] == card
+    assert plays_by(match.pk, 0)[-1] == card

@@ -21,7 +21,7 @@ from playwright.sync_api import ConsoleMessage, Page, expect
 
 from accounts.roles import MODERATORS_GROUP
 from games.models import ComputerLevel, Match, Table
-from games.services import SeatSpec, match_create
+from games.play.services import SeatSpec, match_create
 from tests.games.factories import MatchFactory, match_play
 
 from .helpers import log_in, verified_user, wait_match_live, wait_socket_open

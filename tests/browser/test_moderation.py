@@ -2,8 +2,8 @@
 moderator opens the queue, the report and its evidence (the replay at the moment), mutes the
 player from the report page, and the moderation log shows the mute.
 
-The match is created here through ``games.services.match_create`` (committed rows the live server
-reads); everything after that happens through the pages.
+The match is created here through ``games.play.services.match_create`` (committed rows the live
+server reads); everything after that happens through the pages.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from django.db import connections
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from accounts.models import Report, Sanction
 from accounts.roles import MODERATORS_GROUP
 from games.models import ComputerLevel, Match, Table
-from games.services import SeatSpec, match_create
+from games.play.services import SeatSpec, match_create
+from moderation.models import Report, Sanction
 
 from .helpers import log_in, verified_user, wait_match_live
 

@@ -10,7 +10,7 @@ from allauth.account.models import EmailAddress
 from playwright.sync_api import expect
 
 from games.models import CardPlay, MatchSeat
-from games.rendering import seat_short_name
+from games.play.rendering import seat_short_name
 
 from .helpers import (
     TURN_OR_BANNER,

@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 
 from games.engine import HandState
 from games.models import Match
-from games.services import SeatSpec
+from games.play.services import SeatSpec
 from tests.games.factories import MatchFactory, match_play
 
 from .helpers import log_in, verified_user

@@ -2,9 +2,11 @@
 
 import subprocess
 import sys
+from types import ModuleType
 
 import pytest
 
+from accounts.models import User
 from accounts.tokens import token_create
 from games.models import Match
 from tests.games.factories import UserFactory
@@ -13,28 +15,36 @@ from tests.live_server import ROOT
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.mark.parametrize("variant", ["hokm4", "hokm2-draw"])
-def test_reference_client_plays_a_whole_match_with_a_token(live_server_url, variant):
-    user = UserFactory()
+def run_reference_client(
+    live_server_url: str, user: User, *options: str
+) -> subprocess.CompletedProcess[str]:
+    """scripts/hokm_client.py run to its end against the live server, signed in with a new API
+    token of ``user``, with ``options`` after the server and the token."""
     _, token = token_create(user=user, name="reference client")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "scripts/hokm_client.py",
-            "--server",
-            live_server_url,
-            "--token",
-            token,
-            "--variant",
-            variant,
-            "--target",
-            "2",
-        ],
+    return subprocess.run(
+        [sys.executable, "scripts/hokm_client.py", "--server", live_server_url]
+        + ["--token", token, *options],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=240,
     )
+
+
+def reference_client_module() -> ModuleType:
+    """scripts/hokm_client.py imported as a module, for its functions."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import hokm_client
+    finally:
+        sys.path.pop(0)
+    return hokm_client
+
+
+@pytest.mark.parametrize("variant", ["hokm4", "hokm2-draw"])
+def test_reference_client_plays_a_whole_match_with_a_token(live_server_url, variant):
+    user = UserFactory()
+    done = run_reference_client(live_server_url, user, "--variant", variant, "--target", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "match over" in done.stdout
     match = Match.objects.get(seats__user=user)
@@ -63,14 +73,8 @@ def test_reference_client_reconnects_and_catches_up_R8_2(live_server_url):
     """The client drops its connection mid-match, reconnects naming the last version it saw, is
     sent the events it missed, and plays on to the end."""
     user = UserFactory()
-    _, token = token_create(user=user, name="reference client")
-    done = subprocess.run(
-        [sys.executable, "scripts/hokm_client.py", "--server", live_server_url]
-        + ["--token", token, "--variant", "hokm4", "--target", "1", "--drop-after", "3"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
+    done = run_reference_client(
+        live_server_url, user, "--variant", "hokm4", "--target", "1", "--drop-after", "3"
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "dropping the connection at version" in done.stdout
@@ -83,11 +87,7 @@ def test_reference_client_reconnects_and_catches_up_R8_2(live_server_url):
 def test_backoff_grows_and_is_jittered():
     import random
 
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import hokm_client
-    finally:
-        sys.path.pop(0)
+    hokm_client = reference_client_module()
     rng = random.Random(7)
     delays = [[hokm_client.backoff_delay(a, rng=rng) for _ in range(200)] for a in range(8)]
     caps = [min(hokm_client.BACKOFF_CAP, hokm_client.BACKOFF_BASE * 2**a) for a in range(8)]
@@ -105,11 +105,7 @@ def test_the_reference_client_backs_off_after_server_errors_and_resets_on_a_stat
     import asyncio
     import json
 
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import hokm_client
-    finally:
-        sys.path.pop(0)
+    hokm_client = reference_client_module()
     waits: list[float] = []
     sent: list[dict] = []
 

@@ -33,8 +33,8 @@ from accounts.tokens import token_create
 from games.bots.greedy import greedy_action
 from games.engine import get_variant, match_view, new_match, to_json
 from games.models import CardPlay, ClientAction, ComputerLevel, Match, MatchEvent
-from games.selectors import match_state_build
-from games.services import SeatSpec, match_create
+from games.play.selectors import match_state_build
+from games.play.services import SeatSpec, match_create
 from tests.e2e.two_servers import Layout, production_layout, redis_url_for_scale_out
 from tests.games.factories import TableFactory, UserFactory
 from tests.live_server import run_database_url

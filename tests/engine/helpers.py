@@ -9,10 +9,12 @@ from games.engine import (
     CallTrump,
     HandState,
     MatchState,
+    Phase,
     PlayCard,
     Suit,
     Variant,
     apply,
+    deal_deck,
     deck_from_deal,
     legal_actions,
     match_apply,
@@ -40,11 +42,27 @@ def dealt_hand(
     return apply(state, CallTrump(hakem, Suit(trump)))
 
 
+def seeded_hand(variant: Variant, seed: int) -> HandState:
+    """A new hand of ``variant`` dealt from ``seed``, the Hakem's seat turning with the seed."""
+    return new_hand(variant, hakem=seed % variant.players, deck=deal_deck(variant, seed))
+
+
 def play(state: HandState, *texts: str) -> HandState:
     """Play cards in order, each by the seat on turn."""
     for text in texts:
         state = apply(state, PlayCard(state.to_act, cards(text)[0]))
     return state
+
+
+def seat_may_see(state: HandState, seat: int | None) -> set[str]:
+    """R8.3: the cards ``seat`` may see now (``None``: a spectator, the cards played only): its
+    own cards, the cards played, its own discards, the stock card on its own draw turn."""
+    allowed = set(state.played)
+    if seat is not None:
+        allowed |= set(state.holdings[seat]) | set(state.discards[seat])
+        if state.phase is Phase.DRAW and state.to_act == seat and state.stock_top is not None:
+            allowed.add(state.stock_top)
+    return {card.text for card in allowed}
 
 
 def random_hand_action(state: HandState, rng: random.Random):

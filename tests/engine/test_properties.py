@@ -25,6 +25,7 @@ from games.engine import (
     next_hand,
     view,
 )
+from tests.engine.helpers import seat_may_see
 
 # Thousands of whole matches of each variant in CI; fewer for a quick local run.
 MATCHES = int(os.environ.get("HOKM_PROPERTY_MATCHES") or (1000 if os.environ.get("CI") else 100))
@@ -75,16 +76,6 @@ def oracle_result(state: HandState):
     return winner, points, hakem if winner == hakem_side else (hakem + 1) % variant.players
 
 
-def allowed_cards(state: HandState, seat):
-    """R8.3: own cards, cards played, own discards, the stock card on one's own draw turn."""
-    allowed = set(state.played)
-    if seat is not None:
-        allowed |= set(state.holdings[seat]) | set(state.discards[seat])
-        if state.phase is Phase.DRAW and state.to_act == seat:
-            allowed.add(state.stock_top)
-    return {card.text for card in allowed}
-
-
 def check_invariants(match, previous):
     state = match.hand
     variant = state.variant
@@ -124,7 +115,7 @@ def check_invariants(match, previous):
     for seat in [None, *range(n)]:
         seen = view(state, seat)
         shown = set(CARD_IN_JSON.findall(json.dumps(seen)))
-        assert shown <= allowed_cards(state, seat), (seat, shown - allowed_cards(state, seat))
+        assert shown <= seat_may_see(state, seat), (seat, shown - seat_may_see(state, seat))
         if seat is None:
             assert "hand" not in seen
 

@@ -313,7 +313,7 @@ class SeatClient:
         if client_seq in self.log.sent and self.log.sent[client_seq] is not pending:
             sent = self.log.sent[client_seq]  # a late answer to an action given up
             sent.unanswered["main"] = max(0, sent.unanswered["main"] - 1)
-        # A ``server_error`` names no ``client_seq`` (games.consumers answers every failure the
+        # A ``server_error`` names no ``client_seq`` (games.play.consumers answers every failure the
         # same way): while an action is unanswered, take it as that action's.
         if pending is not None and (
             client_seq == pending.client_seq or (client_seq is None and code in RETRY_CODES)

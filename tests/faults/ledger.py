@@ -18,7 +18,7 @@ from typing import Any
 
 from tests.faults.clients import SeatLog
 
-#: The event kinds a seat's own decisions make (games.services._action_event_data).
+#: The event kinds a seat's own decisions make (games.play.services._action_event_data).
 ACTION_KINDS = {"call_trump", "discard", "keep_or_throw", "play_card"}
 
 

@@ -13,7 +13,7 @@ What a client sees (measured):
   back; every group membership is gone with Redis, and the reconnecting sockets join again.
 - **pubsub** (``RedisPubSubChannelLayer``, the default): sockets stay open; the layer reconnects
   and subscribes again to the groups and channels of its sockets by itself. Events published
-  while Redis was away are lost, and the version watch (games/consumers.py) sends the sockets
+  while Redis was away are lost, and the version watch (games/play/consumers.py) sends the sockets
   left behind what they missed.
 
 On both, a move tried during the outage is taken if it reaches a consumer (the database is up:

@@ -24,7 +24,7 @@ from tests.faults.scenario import matches_start, play_through
 pytestmark = pytest.mark.django_db(transaction=True)
 
 #: These clients send up to ten copies of a move in an instant, far past a person's pace and the
-#: socket's rate cap (games/socket_limits.py), which is not what is tested here.
+#: socket's rate cap (games/play/socket_limits.py), which is not what is tested here.
 NO_RATE_CAP = {"HOKM_SOCKET_RATE_BURST": "1000", "HOKM_SOCKET_RATE_PER_SECOND": "1000"}
 
 

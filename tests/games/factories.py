@@ -1,6 +1,6 @@
 """Test data for the games app: factory_boy factories, and matches played through the services.
 
-A match is only ever written by ``games.services``, so ``MatchFactory`` creates one with
+A match is only ever written by ``games.play.services``, so ``MatchFactory`` creates one with
 ``match_create``, and ``match_play`` plays it on with the engine's legal actions chosen by a seeded
 RNG while an engine-only copy of the same match (the *shadow*) records what the engine itself says
 the state is after every version.
@@ -12,6 +12,7 @@ import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import factory
 from django.conf import settings
@@ -29,9 +30,10 @@ from games.engine import (
     new_match,
     next_hand,
 )
-from games.models import ComputerLevel, Match, Seat, Table
-from games.services import SeatSpec, match_apply_action, match_create, match_deal_next_hand
-from games.tables import table_create
+from games.lobby.selectors import computer_player_name
+from games.lobby.services import table_create
+from games.models import CardPlay, ComputerLevel, Match, MatchSeat, Seat, Table
+from games.play.services import SeatSpec, match_apply_action, match_create, match_deal_next_hand
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -147,6 +149,37 @@ def match_play(
     return played
 
 
+#: A seat for a computer player in :func:`seated_match`.
+COMPUTER = None
+
+
+def seated_match(
+    *people, variant="hokm4", target=1, table=None, play=True, rng_seed=0, seed=None
+) -> Match:
+    """A match with ``people`` in seat order (``COMPUTER`` for a computer player), played through
+    the services to its end unless ``play`` is false (then it is being played, at hand 1).
+
+    The match's seed is ``seed``, or else follows from ``rng_seed`` (the seed of the moves), so a
+    played match ends the same way whatever ran before it.
+    """
+    seats = [
+        SeatSpec(name=computer_player_name(level="medium", index=i), computer_level="medium")
+        if person is COMPUTER
+        else SeatSpec(name=person.username, user=person)
+        for i, person in enumerate(people)
+    ]
+    match = MatchFactory(
+        variant=variant,
+        target=target,
+        seats=seats,
+        table=table or TableFactory(variant=variant),
+        seed=7000 + rng_seed if seed is None else seed,
+    )
+    if play:
+        return match_play(match, rng_seed=rng_seed).match
+    return Match.objects.get(pk=match.pk)
+
+
 def engine_hand_search(
     variant: str, predicate: Callable[[HandState], bool], *, limit: int = 5000
 ) -> int:
@@ -182,6 +215,40 @@ def open_table(user: object = None, **overrides: object) -> Table:
         "partner_draw": False,
     }
     return table_create(**(settings | overrides))
+
+
+def table_form_data(**overrides: str | None) -> dict[str, str]:
+    """What the table form posts: a public hokm4 to 7 with a 30 s clock, open to spectators, at
+    the medium level; ``overrides`` on top, a ``None`` leaving its field out."""
+    data: dict[str, str | None] = {
+        "name": "Evening game",
+        "variant": "hokm4",
+        "target": "7",
+        "turn_clock_seconds": "30",
+        "allow_spectators": "on",
+        "computer_level": "medium",
+    }
+    return {key: value for key, value in (data | overrides).items() if value is not None}
+
+
+def table_snapshot(table: Table) -> tuple[Any, ...]:
+    """Everything a refused request must leave as it was: the table, its seats, and the matches."""
+    table.refresh_from_db()
+    seats = list(
+        Seat.objects.filter(table=table)
+        .order_by("index")
+        .values_list("index", "user", "computer_level")
+    )
+    return table.status, seats, Match.objects.count(), MatchSeat.objects.count()
+
+
+def plays_by(match: Match | int, seat: int) -> list[str]:
+    """The cards ``seat`` has played in ``match`` (a match or its id), in the order played."""
+    return list(
+        CardPlay.objects.filter(hand__match=match, seat=seat)
+        .order_by("played_at", "pk")
+        .values_list("card", flat=True)
+    )
 
 
 def api_match_start(raw_token: str, body: dict) -> HttpResponse:

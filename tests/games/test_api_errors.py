@@ -10,8 +10,8 @@ from django.test import Client
 from django.utils.translation import trans_real
 
 from accounts.tokens import token_create
-from games.api import MAX_BODY_BYTES
 from games.models import Match
+from games.play.api import MAX_BODY_BYTES
 from tests.accounts.players import make_player
 
 pytestmark = pytest.mark.django_db

@@ -14,22 +14,18 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from games.consumers import match_payload
+from games.lobby.selectors import computer_player_name
+from games.lobby.services import play_against_computer
 from games.models import Match, MatchSeat, Table
-from games.rendering import computer_short_name, seat_name
-from games.selectors import match_state_build
-from games.tables import computer_player_name, play_against_computer
+from games.play.consumers import match_payload
+from games.play.rendering import computer_short_name, seat_name
+from games.play.selectors import match_state_build
+from tests.accounts.players import client_for
 from tests.games.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
 LEVELS = ["easy", "medium", "hard", "expert"]
-
-
-def logged_in(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def lobby_page(client: Client, *, language: str = "en") -> str:
@@ -61,7 +57,7 @@ def names_in(language: str, seats: list[MatchSeat]) -> list[str]:
 
 
 def test_the_lobby_offers_the_four_levels_in_the_quick_start_form_medium_chosen():
-    form = quick_start_form(lobby_page(logged_in(UserFactory())))
+    form = quick_start_form(lobby_page(client_for(UserFactory())))
 
     assert re.findall(r'name="computer_level" value="(\w+)"', form) == LEVELS
     assert checked_level(form) == "medium"
@@ -76,7 +72,7 @@ def test_the_lobby_offers_the_four_levels_in_the_quick_start_form_medium_chosen(
 
 
 def test_the_persian_lobby_names_the_levels_in_persian():
-    form = quick_start_form(lobby_page(logged_in(UserFactory()), language="fa"))
+    form = quick_start_form(lobby_page(client_for(UserFactory()), language="fa"))
 
     for name in ("آسان", "متوسط", "سخت", "استاد"):
         assert f">{name}</label>" in form
@@ -87,7 +83,7 @@ def test_the_persian_lobby_names_the_levels_in_persian():
 def test_the_quick_start_seats_computer_players_of_the_chosen_level(level):
     user = UserFactory()
 
-    response = logged_in(user).post(
+    response = client_for(user).post(
         reverse("games:play_computer"), {"variant": "hokm4", "computer_level": level}
     )
 
@@ -100,7 +96,7 @@ def test_the_quick_start_seats_computer_players_of_the_chosen_level(level):
 
 def test_the_quick_start_without_a_level_is_medium_and_nothing_is_remembered():
     user = UserFactory()
-    client = logged_in(user)
+    client = client_for(user)
     client.post(reverse("games:play_computer"), {"variant": "hokm3", "computer_level": "expert"})
 
     client.post(reverse("games:play_computer"), {"variant": "hokm2"})
@@ -113,7 +109,7 @@ def test_the_quick_start_without_a_level_is_medium_and_nothing_is_remembered():
 @pytest.mark.parametrize("level", ["grandmaster", "random", "greedy", ""])
 def test_an_unknown_level_is_refused_and_creates_nothing(level):
     # "random" and "greedy" are bots for duels only (games.bots.DUEL_ONLY), never a table's.
-    client = logged_in(UserFactory())
+    client = client_for(UserFactory())
 
     response = client.post(
         reverse("games:play_computer"), {"variant": "hokm4", "computer_level": level}
@@ -128,7 +124,7 @@ def test_an_unknown_level_is_refused_and_creates_nothing(level):
 
 
 def test_an_unknown_level_is_refused_in_persian():
-    response = logged_in(UserFactory()).post(
+    response = client_for(UserFactory()).post(
         reverse("games:play_computer"),
         {"variant": "hokm4", "computer_level": "grandmaster"},
         HTTP_ACCEPT_LANGUAGE="fa",
@@ -159,7 +155,7 @@ def test_computer_names_follow_the_reader_not_the_opener(page, opened_in, read_i
     seats = computer_seats(match)
     assert [s.name for s in seats] == names_in(opened_in, seats)  # stored once, as opened
 
-    response = logged_in(user).get(reverse(page, args=[match.pk]), HTTP_ACCEPT_LANGUAGE=read_in)
+    response = client_for(user).get(reverse(page, args=[match.pk]), HTTP_ACCEPT_LANGUAGE=read_in)
 
     html = response.content.decode()
     assert response.status_code == 200
@@ -173,7 +169,7 @@ def test_computer_names_follow_the_reader_not_the_opener(page, opened_in, read_i
 def test_the_lobby_and_the_history_show_computer_names_in_the_readers_language(opened_in, read_in):
     user, match = match_opened_in(opened_in, level="easy")
     seats = computer_seats(match)
-    client = logged_in(user)
+    client = client_for(user)
 
     for url in (reverse("games:lobby"), reverse("games:my_games")):
         html = client.get(url, HTTP_ACCEPT_LANGUAGE=read_in).content.decode()
@@ -215,7 +211,7 @@ def test_the_replay_labels_computers_by_level_and_seat_as_the_live_table_does(la
     could not be told apart. The full name stays in the titles, the viewer choice and sentences."""
     user, match = match_opened_in("en", level="hard")
     seats = computer_seats(match)
-    client = logged_in(user)
+    client = client_for(user)
 
     html = client.get(
         reverse("games:replay", args=[match.pk]), HTTP_ACCEPT_LANGUAGE=language
@@ -238,7 +234,7 @@ def test_the_tables_status_lines_name_a_computer_as_its_plate_does():
     one in another."""
     from games.bots import greedy_action
     from games.engine import Phase, apply, view
-    from games.rendering import render_table
+    from games.play.rendering import render_table
 
     user = UserFactory(display_name="Sara")
     match = play_against_computer(user=user, computer_level="hard")

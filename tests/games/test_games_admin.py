@@ -16,7 +16,7 @@ from games.models import (
     Table,
     Trick,
 )
-from games.presence import connection_open
+from games.play.presence import connection_open
 from tests.games.factories import (
     MatchFactory,
     SeatFactory,

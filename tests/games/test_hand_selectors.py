@@ -4,7 +4,7 @@ import pytest
 
 from games.engine import HOKM4, deal_deck, hand_seed, new_hand, view
 from games.models import Hand, Match
-from games.selectors import (
+from games.play.selectors import (
     hakem_draw_from_json,
     hand_state_build,
     match_hand_states,

@@ -1,4 +1,4 @@
-""" "My games" (games.history_views.my_games): the signed-in player's matches, newest first, with
+""" "My games" (games.history.views.my_games): the signed-in player's matches, newest first, with
 filters that combine, pages, the htmx fragment and a URL that can be shared."""
 
 from __future__ import annotations
@@ -11,46 +11,20 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import User
 from games.engine import get_variant
-from games.history import HISTORY_PAGE_SIZE
+from games.history.selectors import HISTORY_PAGE_SIZE
 from games.models import Match
-from games.services import SeatSpec
-from games.tables import computer_player_name
-from tests.games.factories import MatchFactory, TableFactory, UserFactory, match_play
+from tests.games.factories import (
+    COMPUTER,
+    TableFactory,
+    UserFactory,
+    seated_match,
+)
 
 pytestmark = pytest.mark.django_db
 
 URL = "/history/"
-
-#: A seat for a computer player in :func:`seated_match`.
-COMPUTER = None
-
-
-def seated_match(
-    *people, variant="hokm4", target=1, table=None, play=True, rng_seed=0, seed=None
-) -> Match:
-    """A match with ``people`` in seat order (``COMPUTER`` for a computer player), played through
-    the services to its end unless ``play`` is false (then it is being played, at hand 1).
-
-    The match's seed is ``seed``, or else follows from ``rng_seed`` (the seed of the moves), so a
-    played match ends the same way whatever ran before it.
-    """
-    seats = [
-        SeatSpec(name=computer_player_name(level="medium", index=i), computer_level="medium")
-        if person is COMPUTER
-        else SeatSpec(name=person.username, user=person)
-        for i, person in enumerate(people)
-    ]
-    match = MatchFactory(
-        variant=variant,
-        target=target,
-        seats=seats,
-        table=table or TableFactory(variant=variant),
-        seed=7000 + rng_seed if seed is None else seed,
-    )
-    if play:
-        return match_play(match, rng_seed=rng_seed).match
-    return Match.objects.get(pk=match.pk)
 
 
 def created_on(match: Match, day: datetime.date, hour: int = 12) -> None:
@@ -469,7 +443,7 @@ ALL_FILTERS = {
 @pytest.mark.parametrize("query", [{}, ALL_FILTERS])
 def test_query_count_is_fixed(signed_in, me, friend, rival, django_assert_num_queries, query):
     seated_match(me, rival, friend, COMPUTER, play=False)
-    # session, user, his sanctions (accounts.middleware), the count, the page, the page's seats,
+    # session, user, his sanctions (moderation.middleware), the count, the page, the page's seats,
     # the usernames to suggest
     with django_assert_num_queries(7):
         small = signed_in.get(URL, query)
@@ -502,3 +476,37 @@ def test_the_header_links_to_my_games_once_signed_in(client, me):
     assert f'href="{URL}"' not in client.get(reverse("games:lobby")).content.decode()
     client.force_login(me)
     assert f'href="{URL}"' in client.get(reverse("games:lobby")).content.decode()
+
+
+# A closed account among the players.
+
+
+@pytest.fixture
+def gone() -> User:
+    """A player whose account a moderator closed (inactive): he has no profile any more."""
+    return UserFactory(username="gone")
+
+
+def test_a_closed_account_is_named_without_a_link_to_its_missing_profile(client, me, gone):
+    """Inactive accounts have no profile (404): My games and the summary linked their names to
+    it all the same, and the summary offered to report them."""
+    match = seated_match(me, gone, COMPUTER, COMPUTER, play=False)
+    User.objects.filter(pk=gone.pk).update(is_active=False)
+    profile = reverse("games:profile", args=["gone"])
+    assert client.get(profile).status_code == 404
+    client.force_login(me)
+
+    for page in (URL, reverse("games:match_summary", args=[match.pk])):
+        html = client.get(page).content.decode()
+        assert "<bdi>gone</bdi>" in html, page
+        assert f'href="{profile}"' not in html, page
+        assert reverse("moderation:report", args=["gone"]) not in html, page
+
+
+def test_an_active_co_player_keeps_the_link_to_his_profile(client, me):
+    friend = UserFactory(username="friend")
+    match = seated_match(me, friend, COMPUTER, COMPUTER, play=False)
+    client.force_login(me)
+    profile = reverse("games:profile", args=["friend"])
+    for page in (URL, reverse("games:match_summary", args=[match.pk])):
+        assert f'href="{profile}"' in client.get(page).content.decode(), page

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games.forms import COMPUTER_LEVEL_DESCRIPTIONS, TableForm
+from games.lobby.forms import COMPUTER_LEVEL_DESCRIPTIONS, TableForm
 from games.models import ComputerLevel, Seat, Table
-from tests.games.factories import UserFactory
+from tests.accounts.players import client_for
+from tests.games.factories import UserFactory, table_form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -34,22 +34,9 @@ PERSIAN_DESCRIPTIONS = {
 }
 
 
-def logged_in() -> Client:
-    client = Client()
-    client.force_login(UserFactory())
-    return client
-
-
-def form_data(**overrides: Any) -> dict[str, Any]:
-    data = {
-        "name": "Evening game",
-        "variant": "hokm4",
-        "target": "7",
-        "turn_clock_seconds": "30",
-        "fill_with_computer": "on",
-        "computer_level": "medium",
-    }
-    return data | overrides
+def level_form(level: str) -> dict[str, str]:
+    """The table form at ``level``, its empty seats filled with computer players."""
+    return table_form_data(computer_level=level, fill_with_computer="on", allow_spectators=None)
 
 
 def create_page(client: Client, *, language: str = "en") -> str:
@@ -68,7 +55,7 @@ def test_the_form_offers_exactly_the_four_levels_weakest_first():
 
 
 def test_the_page_shows_each_level_as_a_radio_card_with_its_description():
-    page = create_page(logged_in())
+    page = create_page(client_for(UserFactory()))
 
     assert radio_values(page) == LEVELS
     for index, level in enumerate(LEVELS):
@@ -82,7 +69,7 @@ def test_the_page_shows_each_level_as_a_radio_card_with_its_description():
 
 
 def test_the_form_says_a_computer_at_the_level_plays_for_an_away_player():
-    page = create_page(logged_in())
+    page = create_page(client_for(UserFactory()))
 
     assert "and so does the computer that plays for a player who is away" in page
     assert 'aria-describedby="id_computer_level_helptext"' in page
@@ -90,7 +77,7 @@ def test_the_form_says_a_computer_at_the_level_plays_for_an_away_player():
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_posting_a_level_creates_a_table_at_that_level(level):
-    response = logged_in().post(reverse("games:table_create"), form_data(computer_level=level))
+    response = client_for(UserFactory()).post(reverse("games:table_create"), level_form(level))
 
     table = Table.objects.get()
     assert response.status_code == 302
@@ -101,7 +88,7 @@ def test_posting_a_level_creates_a_table_at_that_level(level):
 @pytest.mark.parametrize("level", ["grandmaster", "random", "greedy", ""])
 def test_an_unknown_level_is_refused_and_creates_nothing(level):
     # "random" and "greedy" are bots for duels only (games.bots.DUEL_ONLY), never a table's.
-    response = logged_in().post(reverse("games:table_create"), form_data(computer_level=level))
+    response = client_for(UserFactory()).post(reverse("games:table_create"), level_form(level))
 
     page = response.content.decode()
     assert response.status_code == 200
@@ -113,7 +100,7 @@ def test_an_unknown_level_is_refused_and_creates_nothing(level):
 
 
 def test_the_persian_page_shows_the_persian_names_and_descriptions():
-    page = create_page(logged_in(), language="fa")
+    page = create_page(client_for(UserFactory()), language="fa")
 
     assert 'lang="fa"' in page and 'dir="rtl"' in page
     assert radio_values(page) == LEVELS
@@ -126,8 +113,8 @@ def test_the_persian_page_shows_the_persian_names_and_descriptions():
 
 
 def test_the_table_page_names_the_level_in_persian():
-    client = logged_in()
-    client.post(reverse("games:table_create"), form_data(computer_level=ComputerLevel.EXPERT))
+    client = client_for(UserFactory())
+    client.post(reverse("games:table_create"), level_form(ComputerLevel.EXPERT))
     table = Table.objects.get()
 
     page = client.get(

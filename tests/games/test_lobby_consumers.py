@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth.models import AnonymousUser
 from django.urls import path, reverse
 
-from games import lobby_consumers
-from games.lobby_consumers import (
+from games.lobby import consumers as lobby_consumers
+from games.lobby.consumers import (
     CLOSE_NOT_FOUND,
     LOBBY_SEND_SECONDS,
     LobbyConsumer,
@@ -23,32 +21,16 @@ from games.lobby_consumers import (
     scope_language,
     scope_site_url,
 )
-from games.tables import INVITED_SESSION_KEY, table_join_seat, table_leave_seat, table_start
+from games.lobby.services import INVITED_SESSION_KEY, table_join_seat, table_leave_seat, table_start
 from tests.games.factories import UserFactory, open_table
+from tests.games.lobby_sockets import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-ROUTES = [
-    path("ws/lobby/", LobbyConsumer.as_asgi()),
-    path("ws/table/<int:table_id>/", TableConsumer.as_asgi()),
-]
 
 
 @pytest.fixture(autouse=True)
 def _in_memory_layer(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-
-
-def application(*, user: Any = None, session: dict[str, Any] | None = None) -> Callable:
-    """The consumers behind the URL router, with the user and session that the real stack's
-    AuthMiddlewareStack would put in the scope."""
-    router = URLRouter(ROUTES)
-
-    async def app(scope: dict[str, Any], receive: Callable, send: Callable) -> None:
-        scope = {**scope, "user": user or AnonymousUser(), "session": session or {}}
-        await router(scope, receive, send)
-
-    return app
 
 
 db = database_sync_to_async
@@ -305,3 +287,48 @@ def test_the_project_routes_reach_these_consumers():
     routes = {str(pattern.pattern): pattern.callback for pattern in websocket_urlpatterns}
     assert routes["ws/lobby/"].consumer_class is LobbyConsumer
     assert routes["ws/table/<int:table_id>/"].consumer_class is TableConsumer
+
+
+# -- a started table without spectators ------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_strangers_table_socket_does_not_send_him_to_a_match_he_may_not_watch(settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    table = await db(open_table)(variant="hokm2", allow_spectators=False)
+    stranger = await db(UserFactory)()
+    router = URLRouter([path("ws/table/<int:table_id>/", TableConsumer.as_asgi())])
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await router({**scope, "user": stranger, "session": {}}, receive, send)
+
+    watcher = WebsocketCommunicator(app, f"/ws/table/{table.pk}/")
+    assert (await watcher.connect())[0]
+    await watcher.receive_from()
+
+    match = await db(table_join_seat)(table=table, user=await db(UserFactory)(), seat_index=1)
+    fragment = await watcher.receive_from()
+
+    assert "data-redirect" not in fragment
+    assert f"/match/{match.pk}/" not in fragment
+    assert "This table does not allow spectators." in fragment
+    await watcher.disconnect()
+
+
+# -- the invite link over the socket ---------------------------------------------------------------
+
+
+def test_the_invite_link_sent_over_the_socket_keeps_the_pages_https_behind_a_proxy():
+    # nginx ends TLS and daphne runs without --proxy-headers (docs/operations.md): the socket's
+    # scheme is ws, while the page, and its Origin, are https.
+    scope = {
+        "scheme": "ws",
+        "headers": [(b"host", b"hokm.example"), (b"origin", b"https://hokm.example")],
+    }
+
+    assert scope_site_url(scope) == "https://hokm.example"
+    # Without an Origin (no browser), the host and the socket's scheme still do.
+    assert scope_site_url({"scheme": "wss", "headers": [(b"host", b"hokm.example")]}) == (
+        "https://hokm.example"
+    )
+    assert scope_site_url({"scheme": "ws", "headers": [(b"origin", b"null")]}) == ""

@@ -5,16 +5,25 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from games.lobby.selectors import table_for_invite, table_view
+from games.lobby.services import (
+    INVITED_SESSION_KEY,
+    play_against_computer,
+    table_join_seat,
+    table_leave_seat,
+    table_start,
+)
 from games.models import ComputerLevel, Match, MatchConnection, MatchSeat, Seat, Table
-from games.presence import ALIVE_SECONDS, connection_open
-from games.tables import play_against_computer, table_join_seat, table_leave_seat, table_start
-from tests.games.factories import UserFactory, open_table
+from games.play.presence import ALIVE_SECONDS, connection_open
+from tests.accounts.players import client_for
+from tests.games.factories import UserFactory, open_table, table_form_data, table_snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -26,12 +35,6 @@ def _login_url(settings):
     # The accounts app points LOGIN_URL at allauth's page; pin a path so these tests say where
     # anonymous people are sent without depending on the accounts URLs.
     settings.LOGIN_URL = LOGIN_URL
-
-
-def logged_in(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def htmx(client: Client, url: str) -> Any:
@@ -91,7 +94,7 @@ def test_the_lobby_links_back_to_the_players_matches_in_progress():
     match = play_against_computer(user=user)
     other = play_against_computer(user=UserFactory())
 
-    page = logged_in(user).get(reverse("games:lobby")).content.decode()
+    page = client_for(user).get(reverse("games:lobby")).content.decode()
 
     assert reverse("games:match", args=[match.pk]) in page
     assert reverse("games:match", args=[other.pk]) not in page
@@ -104,9 +107,9 @@ def test_the_lobby_takes_a_fixed_number_of_queries(count, django_assert_num_quer
     for _ in range(count):
         table = open_table()
         table_join_seat(table=table, user=UserFactory(), seat_index=1)
-    client = logged_in(user)
+    client = client_for(user)
 
-    # session, user, his sanctions (accounts.middleware), tables + seats with users, the user's
+    # session, user, his sanctions (moderation.middleware), tables + seats with users, the user's
     # matches + their seats, his open tables, matches to watch
     with django_assert_num_queries(9):
         response = client.get(reverse("games:lobby"))
@@ -141,7 +144,7 @@ def test_the_lobby_shows_public_matches_being_played_to_watch(client):
     _player_connects(closed)
     private = play_against_computer(user=UserFactory())  # private: never listed
     _player_connects(private)
-    response = logged_in(UserFactory()).get(reverse("games:lobby"))
+    response = client_for(UserFactory()).get(reverse("games:lobby"))
     page = response.content.decode()
     assert "Matches being played" in page
     assert _watch_links(page) == [str(watched.pk)]
@@ -158,28 +161,16 @@ def test_the_lobby_lists_only_matches_a_player_is_connected_to_R8_2():
     connection_open(
         match_id=watched_only.pk, seat=None, user=UserFactory(), channel_name="test.spectator"
     )
-    page = logged_in(UserFactory()).get(reverse("games:lobby")).content.decode()
+    page = client_for(UserFactory()).get(reverse("games:lobby")).content.decode()
     assert _watch_links(page) == [str(live.pk)]
 
     MatchConnection.objects.filter(match=live).delete()  # the last player left too
-    page = logged_in(UserFactory()).get(reverse("games:lobby")).content.decode()
+    page = client_for(UserFactory()).get(reverse("games:lobby")).content.decode()
     assert _watch_links(page) == []
     assert "Matches being played" not in page
 
 
 # -- creating a table ----------------------------------------------------------------------------
-
-
-def form_data(**overrides: Any) -> dict[str, Any]:
-    data = {
-        "name": "Evening game",
-        "variant": "hokm4",
-        "target": "7",
-        "turn_clock_seconds": "30",
-        "allow_spectators": "on",
-        "computer_level": "medium",
-    }
-    return {key: value for key, value in (data | overrides).items() if value is not None}
 
 
 def test_creating_a_table_needs_a_login(client):
@@ -194,7 +185,9 @@ def test_creating_a_table_needs_a_login(client):
 def test_the_create_form_opens_a_table_and_seats_its_creator():
     user = UserFactory()
 
-    response = logged_in(user).post(reverse("games:table_create"), form_data(partner_draw="on"))
+    response = client_for(user).post(
+        reverse("games:table_create"), table_form_data(partner_draw="on")
+    )
 
     table = Table.objects.get()
     assert response.status_code == 302
@@ -210,7 +203,7 @@ def test_the_create_form_opens_a_table_and_seats_its_creator():
 
 
 def test_the_create_form_shows_its_choices():
-    page = logged_in(UserFactory()).get(reverse("games:table_create")).content.decode()
+    page = client_for(UserFactory()).get(reverse("games:table_create")).content.decode()
 
     for value in ("hokm4", "hokm3", "hokm2", "hokm2-draw", "easy", "medium", "hard", "expert"):
         assert f'value="{value}"' in page
@@ -230,7 +223,9 @@ def test_the_create_form_shows_its_choices():
     ],
 )
 def test_the_create_form_refuses_bad_settings(overrides, error):
-    response = logged_in(UserFactory()).post(reverse("games:table_create"), form_data(**overrides))
+    response = client_for(UserFactory()).post(
+        reverse("games:table_create"), table_form_data(**overrides)
+    )
 
     assert response.status_code == 200
     assert error in response.content.decode()
@@ -238,9 +233,11 @@ def test_the_create_form_refuses_bad_settings(overrides, error):
 
 
 def test_a_private_table_may_have_no_clock():
-    client = logged_in(UserFactory())
+    client = client_for(UserFactory())
 
-    client.post(reverse("games:table_create"), form_data(turn_clock_seconds="", is_private="on"))
+    client.post(
+        reverse("games:table_create"), table_form_data(turn_clock_seconds="", is_private="on")
+    )
 
     assert Table.objects.get().turn_clock_seconds is None
 
@@ -279,17 +276,17 @@ def test_seated_players_of_a_private_table_see_it_and_its_invite_link():
     table = open_table(is_private=True)
     invite = reverse("games:table_invite", args=[table.invite_code])
 
-    page = logged_in(table.created_by).get(detail_url(table)).content.decode()
+    page = client_for(table.created_by).get(detail_url(table)).content.decode()
 
     assert f"http://testserver{invite}" in page
     assert "data-copy-target" in page
-    assert invite not in logged_in(UserFactory()).get(detail_url(open_table())).content.decode()
+    assert invite not in client_for(UserFactory()).get(detail_url(open_table())).content.decode()
 
 
 def test_a_stranger_cannot_join_a_private_table_by_its_id():
     table = open_table(is_private=True)
 
-    response = logged_in(UserFactory()).post(join_url(table, 1))
+    response = client_for(UserFactory()).post(join_url(table, 1))
 
     assert response.status_code == 404
     assert Seat.objects.get(table=table, index=1).user is None
@@ -323,7 +320,7 @@ def test_joining_needs_a_login_and_comes_back_to_the_table(client):
 
 def test_join_leave_and_start_are_posts_only():
     table = open_table(fill_with_computer=True)
-    client = logged_in(table.created_by)
+    client = client_for(table.created_by)
 
     for url in (
         join_url(table, 1),
@@ -349,7 +346,7 @@ def test_joining_from_the_page_redirects_back_to_it():
     table = open_table()
     guest = UserFactory()
 
-    response = logged_in(guest).post(join_url(table, 2))
+    response = client_for(guest).post(join_url(table, 2))
 
     assert response.status_code == 302
     assert response.url == detail_url(table)
@@ -360,7 +357,7 @@ def test_joining_with_htmx_answers_with_the_seats_fragment():
     table = open_table()
     guest = UserFactory(display_name="Dara")
 
-    response = htmx(logged_in(guest), join_url(table, 1))
+    response = htmx(client_for(guest), join_url(table, 1))
 
     page = response.content.decode()
     assert response.status_code == 200
@@ -373,7 +370,7 @@ def test_a_refused_join_shows_the_reason():
     table = open_table()
     table_join_seat(table=table, user=UserFactory(), seat_index=1)
 
-    response = htmx(logged_in(UserFactory()), join_url(table, 1))
+    response = htmx(client_for(UserFactory()), join_url(table, 1))
 
     assert "Someone already sits in this seat." in response.content.decode()
 
@@ -383,7 +380,7 @@ def test_the_last_join_takes_the_player_to_the_match():
     table_join_seat(table=table, user=UserFactory(), seat_index=1)
     last = UserFactory()
 
-    response = htmx(logged_in(last), join_url(table, 2))
+    response = htmx(client_for(last), join_url(table, 2))
 
     match = Match.objects.get(table=table)
     assert response.headers["HX-Redirect"] == reverse("games:match", args=[match.pk])
@@ -395,7 +392,7 @@ def test_leaving_frees_the_seat():
     guest = UserFactory()
     table_join_seat(table=table, user=guest, seat_index=1)
 
-    response = htmx(logged_in(guest), reverse("games:table_leave", args=[table.pk]))
+    response = htmx(client_for(guest), reverse("games:table_leave", args=[table.pk]))
 
     assert response.status_code == 200
     assert Seat.objects.get(table=table, index=1).user is None
@@ -404,7 +401,7 @@ def test_leaving_frees_the_seat():
 def test_the_last_player_leaving_goes_back_to_the_lobby():
     table = open_table()
 
-    response = logged_in(table.created_by).post(reverse("games:table_leave", args=[table.pk]))
+    response = client_for(table.created_by).post(reverse("games:table_leave", args=[table.pk]))
 
     assert response.url == reverse("games:lobby")
     table.refresh_from_db()
@@ -413,10 +410,10 @@ def test_the_last_player_leaving_goes_back_to_the_lobby():
 
 def test_the_creator_starts_with_computer_players():
     table = open_table(fill_with_computer=True, computer_level=ComputerLevel.EASY)
-    page = logged_in(table.created_by).get(detail_url(table)).content.decode()
+    page = client_for(table.created_by).get(detail_url(table)).content.decode()
     assert "Start with computer players" in page
 
-    response = logged_in(table.created_by).post(reverse("games:table_start", args=[table.pk]))
+    response = client_for(table.created_by).post(reverse("games:table_start", args=[table.pk]))
 
     match = Match.objects.get(table=table)
     assert response.url == reverse("games:match", args=[match.pk])
@@ -432,7 +429,7 @@ def test_only_the_creator_sees_and_uses_the_start_button():
     table = open_table(fill_with_computer=True)
     guest = UserFactory()
     table_join_seat(table=table, user=guest, seat_index=1)
-    client = logged_in(guest)
+    client = client_for(guest)
 
     assert "Start with computer players" not in client.get(detail_url(table)).content.decode()
     response = htmx(client, reverse("games:table_start", args=[table.pk]))
@@ -454,7 +451,7 @@ def test_play_against_the_computer_needs_a_login(client):
 def test_play_against_the_computer_starts_a_match_at_once():
     user = UserFactory()
 
-    response = logged_in(user).post(reverse("games:play_computer"), {"variant": "hokm3"})
+    response = client_for(user).post(reverse("games:play_computer"), {"variant": "hokm3"})
 
     match = Match.objects.get()
     assert response.url == reverse("games:match", args=[match.pk])
@@ -463,7 +460,7 @@ def test_play_against_the_computer_starts_a_match_at_once():
 
 
 def test_play_against_the_computer_refuses_an_unknown_game():
-    client = logged_in(UserFactory())
+    client = client_for(UserFactory())
 
     response = client.post(reverse("games:play_computer"), {"variant": "bridge"}, follow=True)
 
@@ -484,7 +481,7 @@ def test_the_lobby_lists_the_open_tables_he_sits_at_private_ones_too() -> None:
     started = open_table(user, variant="hokm2", name="Started")
     table_join_seat(table=started, user=other, seat_index=1)
 
-    page = logged_in(user).get(reverse("games:lobby")).content.decode()
+    page = client_for(user).get(reverse("games:lobby")).content.decode()
     start = page.index('id="my-tables"')
     section = page[start : page.index("</section>", start)]
     assert "Family night" in section and "Open to all" in section
@@ -494,4 +491,175 @@ def test_the_lobby_lists_the_open_tables_he_sits_at_private_ones_too() -> None:
     assert re.search(r"2 of 4 seats taken", section)  # omid and nasrin at the public table
     assert reverse("games:table_detail", args=[private.pk]) in section
     # Nobody else sees his private table listed anywhere in the lobby.
-    assert "Family night" not in logged_in(other).get(reverse("games:lobby")).content.decode()
+    assert "Family night" not in client_for(other).get(reverse("games:lobby")).content.decode()
+
+
+# -- the creator who left --------------------------------------------------------------------------
+
+
+def test_the_start_button_is_not_offered_to_a_creator_who_left_his_seat():
+    creator, guest = UserFactory(), UserFactory()
+    table = open_table(creator, fill_with_computer=True)
+    table_join_seat(table=table, user=guest, seat_index=1)
+    client = client_for(creator)
+    start_url = reverse("games:table_start", args=[table.pk])
+    assert start_url in client.get(detail_url(table)).content.decode()
+
+    table_leave_seat(table=table, user=creator)
+
+    assert not table_view(table=table, viewer=creator).can_start
+    assert start_url not in client.get(detail_url(table)).content.decode()
+    response = client.post(start_url, headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert "Take a seat at this table to start its match." in response.content.decode()
+    assert not Match.objects.exists()
+
+
+# -- a started table without spectators ------------------------------------------------------------
+
+
+def start_without_spectators() -> tuple[Table, Match]:
+    table = open_table(variant="hokm2", allow_spectators=False)
+    match = table_join_seat(table=table, user=UserFactory(), seat_index=1)
+    assert match is not None
+    return table, match
+
+
+def test_a_strangers_table_page_does_not_send_him_to_a_match_he_may_not_watch():
+    table, match = start_without_spectators()
+    match_url = reverse("games:match", args=[match.pk])
+
+    for client in (Client(), client_for(UserFactory())):
+        response = client.get(detail_url(table))
+
+        # Sent on, he would get the login page or "This table does not allow spectators" (403).
+        assert response.status_code == 200
+        page = response.content.decode()
+        assert "data-redirect" not in page
+        assert match_url not in page
+        assert "This table does not allow spectators." in page
+    # Its players still go straight to their match.
+    player = client_for(table.created_by).get(detail_url(table))
+    assert player.status_code == 302
+    assert player.url == match_url
+
+
+def test_a_join_refused_as_the_match_started_leaves_a_stranger_on_the_table_page():
+    table, match = start_without_spectators()
+    join = reverse("games:table_join", args=[table.pk, 1])
+    client = client_for(UserFactory())
+
+    response = client.post(join, headers={"HX-Request": "true"})
+
+    assert response.status_code == 200
+    assert "HX-Redirect" not in response.headers
+    page = response.content.decode()
+    assert "The match at this table has already started." in page
+    assert reverse("games:match", args=[match.pk]) not in page
+
+
+# -- refusals that say the right thing -------------------------------------------------------------
+
+
+def test_an_empty_post_to_the_create_form_says_what_is_missing():
+    client = client_for(UserFactory())
+
+    response = client.post(reverse("games:table_create"), {})
+
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert form.is_bound
+    assert {"variant", "target"} <= set(form.errors)
+    assert not Table.objects.exists()
+
+
+# -- leaving a private table -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("with_htmx", [False, True])
+def test_leaving_a_private_table_seen_only_as_its_player_goes_to_the_lobby_not_a_404(with_htmx):
+    table = open_table(is_private=True, turn_clock_seconds=None)
+    guest = UserFactory()
+    # He sat down through the invite link in another browser (or before signing out and in).
+    table_join_seat(table=table, user=guest, seat_index=1)
+    client = client_for(guest)
+    assert client.get(detail_url(table)).status_code == 200
+    headers = {"HX-Request": "true"} if with_htmx else {}
+
+    response = client.post(reverse("games:table_leave", args=[table.pk]), headers=headers)
+
+    lobby = reverse("games:lobby")
+    assert (response.headers["HX-Redirect"] if with_htmx else response.url) == lobby
+    assert Seat.objects.get(table=table, index=1).user is None
+    page = client.get(lobby)
+    assert "You left the table." in page.content.decode()
+    # With its invite link opened here, he stays on the table's page.
+    other = UserFactory()
+    other_client = client_for(other)
+    other_client.get(reverse("games:table_invite", args=[table.invite_code]))
+    table_join_seat(table=table, user=other, seat_index=2)
+    response = other_client.post(reverse("games:table_leave", args=[table.pk]))
+    assert response.url == detail_url(table)
+
+
+# -- methods ---------------------------------------------------------------------------------------
+
+
+def test_the_lobby_and_table_pages_answer_head_as_get_does():
+    # RFC 9110 9.1: a general-purpose server supports GET and HEAD (the match page already does).
+    table = open_table(is_private=True, turn_clock_seconds=None)
+    client = Client()
+    for url in (
+        reverse("games:lobby"),
+        detail_url(open_table()),
+        reverse("games:table_invite", args=[table.invite_code]),
+    ):
+        get, head = client.get(url), client.head(url)
+        assert get.status_code == head.status_code == 200, url
+        assert head.content == b""
+    assert client.post(reverse("games:lobby")).status_code == 405
+    client.force_login(UserFactory())
+    assert client.head(reverse("games:table_create")).status_code == 200
+
+
+# -- invite codes no link can hold -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", ["%00", "abc%00def", "%C3%A9t%C3%A9", "x" * 33])
+def test_an_invite_code_no_link_can_hold_is_a_404_without_a_lookup(code, django_assert_num_queries):
+    # PostgreSQL refuses a text holding NUL with an error (a 500) instead of finding nothing.
+    open_table(is_private=True, turn_clock_seconds=None)
+    client = Client(raise_request_exception=False)
+
+    with django_assert_num_queries(0):
+        assert table_for_invite(unquote(code)) is None
+    response = client.get(f"/invite/{code}/")
+
+    # A NUL in any address is a 400 before any view (hokm_site.null_characters).
+    assert response.status_code == (400 if "%00" in code else 404)
+    assert INVITED_SESSION_KEY not in client.session
+
+
+# -- forged ids ------------------------------------------------------------------------------------
+
+
+def test_forged_table_ids_answer_404_and_forged_seats_a_reason():
+    # Past the database's integer range too (PostgreSQL's bigint): a 404, never a 500.
+    table = open_table()
+    client = client_for(UserFactory())
+    client.raise_request_exception = False
+    huge = 10**30
+    for method, url in (
+        ("get", f"/tables/{huge}/"),
+        ("post", f"/tables/{huge}/seats/1/join/"),
+        ("post", f"/tables/{huge}/leave/"),
+        ("post", f"/tables/{huge}/start/"),
+    ):
+        assert getattr(client, method)(url).status_code == 404, url
+    before = table_snapshot(table)
+
+    response = client.post(f"/tables/{table.pk}/seats/{huge}/join/", headers={"HX-Request": "true"})
+
+    assert response.status_code == 200
+    assert f"This table has no seat {huge + 1}." in response.content.decode()
+    assert table_snapshot(table) == before

@@ -4,10 +4,10 @@ import re
 
 import pytest
 
-from games import events
 from games.engine import FULL_DECK, VARIANTS, CallTrump, NotYourTurnError, Suit
 from games.models import Hand
-from games.services import match_apply_action
+from games.play.services import match_apply_action
+from lib import realtime
 from tests.games.factories import MatchFactory, match_play
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,7 @@ class RecordingLayer:
 @pytest.fixture
 def layer(monkeypatch):
     recording = RecordingLayer()
-    monkeypatch.setattr(events, "get_channel_layer", lambda: recording)
+    monkeypatch.setattr(realtime, "get_channel_layer", lambda: recording)
     return recording
 
 

@@ -1,4 +1,4 @@
-"""The live match page (games.match_views): who may see it, as which seat, and what it holds."""
+"""The live match page (games.play.views): who may see it, as which seat, and what it holds."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from django.urls import reverse
 
 from games.engine import view
 from games.models import Match
-from games.rendering import render_table
-from games.selectors import match_state_build
-from games.services import SeatSpec
+from games.play.rendering import render_table
+from games.play.selectors import match_state_build
+from games.play.services import SeatSpec
 from tests.games.factories import MatchFactory, TableFactory, UserFactory, match_play
-from tests.games.test_rendering import without_public_draw
+from tests.games.rendered_cards import without_public_draw
 
 pytestmark = pytest.mark.django_db
 
@@ -159,7 +159,7 @@ def test_page_only_reads(client, players):
 
 
 def test_page_query_count_is_pinned(client, players, django_assert_num_queries):
-    # Session, user, his sanctions (accounts.middleware), match with its table, seats, hands, the
+    # Session, user, his sanctions (moderation.middleware), match with its table, seats, hands, the
     # current hand's plays, who is connected (R8.2), the chat.
     match = _match(players)
     client.force_login(players[0])

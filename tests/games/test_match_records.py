@@ -8,14 +8,16 @@ import pytest
 
 from games.engine import VARIANTS, Card
 from games.engine.record import RecordFault, check_record, load_record
+from games.history.records import RecordImportError, match_export_record, match_import_record
+from games.lobby.selectors import computer_player_name
 from games.models import CardPlay, Hand, Match, MatchSeat, Trick
-from games.records import RecordImportError, match_export_record, match_import_record
-from games.selectors import match_hand_states
+from games.play.selectors import match_hand_states
+from games.play.services import SeatSpec
 from tests.games.factories import MatchFactory, UserFactory, match_play
+from tests.record_corpus import CORPUS
 
 pytestmark = pytest.mark.django_db
 
-CORPUS = Path(__file__).resolve().parent.parent / "records"
 VALID = sorted(p for p in (CORPUS / "valid").glob("*.json") if ".expected." not in p.name)
 FAULTY = sorted(p for p in (CORPUS / "faulty").glob("*.json") if ".expected." not in p.name)
 
@@ -219,3 +221,26 @@ def test_card_texts_are_stored_as_written_R1_2():
     cards = list(CardPlay.objects.values_list("card", flat=True))
     assert len(cards) == 4
     assert all(Card.parse(text).text == text for text in cards)
+
+
+# -- the names in an exported record ---------------------------------------------------------------
+
+
+def test_export_names_computer_players_by_their_seat_after_the_partner_draw_R2_3():
+    """RECORD.md: ``players`` are in play order after the re-seating of R2.3. A computer player's
+    stored name carries the seat it sat down in; the export gave "Computer (hard, seat 2)" for
+    seat 1 and the other way round. It now names each seat as the replay does."""
+    seats = [
+        SeatSpec(name=computer_player_name(level="hard", index=i), computer_level="hard")
+        for i in range(4)
+    ]
+    match = MatchFactory(variant="hokm4", target=1, seed=41, partner_draw=True, seats=seats)
+    stored = list(match.seats.order_by("index").values_list("name", flat=True))
+    # Seed 41 swaps the first two seats (R2.3).
+    assert stored[:2] == [computer_player_name(level="hard", index=i) for i in (1, 0)]
+    match_play(match, rng_seed=41)
+
+    document = match_export_record(match=match)
+
+    assert document["players"] == [computer_player_name(level="hard", index=i) for i in range(4)]
+    assert check_record(document)["valid"] is True

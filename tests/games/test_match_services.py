@@ -19,8 +19,8 @@ from games.engine import (
     view,
 )
 from games.models import CardPlay, Hand, Match, MatchSeat, Trick, deck_from_text
-from games.selectors import hand_state_build, match_state_build
-from games.services import (
+from games.play.selectors import hand_state_build, match_state_build
+from games.play.services import (
     SeatSpec,
     StaleVersionError,
     match_apply_action,

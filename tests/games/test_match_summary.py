@@ -1,4 +1,4 @@
-"""A match's summary page (games.history_views.match_summary): players by side, the final
+"""A match's summary page (games.history.views.match_summary): players by side, the final
 score, the score after each hand and each hand's Hakem, trump, tricks, result and points; who may
 see it."""
 
@@ -10,22 +10,23 @@ import pytest
 from django.urls import reverse
 
 from games.engine import get_variant
-from games.history import match_summary_build
+from games.history.records import match_export_record, match_import_record
+from games.history.selectors import match_summary_build
 from games.models import Hand, Match
-from games.records import match_export_record, match_import_record
-from tests.games.factories import TableFactory, UserFactory, engine_hand_search, match_play
-from tests.games.test_history import COMPUTER, seated_match
+from tests.games.factories import (
+    COMPUTER,
+    TableFactory,
+    UserFactory,
+    engine_hand_search,
+    match_play,
+    seated_match,
+)
 
 pytestmark = pytest.mark.django_db
 
 
 def url(match: Match) -> str:
     return reverse("games:match_summary", kwargs={"match_id": match.pk})
-
-
-@pytest.fixture
-def people():
-    return [UserFactory(username=name) for name in ("ali", "sara", "reza", "mina")]
 
 
 @pytest.fixture
@@ -242,8 +243,8 @@ def test_query_count_does_not_grow_with_hands(
     short = seated_match(*people, target=1, rng_seed=5)
     assert short.hands.count() == 1
     client.force_login(people[0])
-    # session, user, his sanctions (accounts.middleware), the match, "is he seated?"
-    # (games.access), the seats, the hands
+    # session, user, his sanctions (moderation.middleware), the match, "is he seated?"
+    # (games.play.access), the seats, the hands
     with django_assert_num_queries(7):
         client.get(url(short))
     with django_assert_num_queries(7):

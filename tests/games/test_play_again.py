@@ -7,15 +7,15 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from games.engine import get_variant
+from games.lobby.services import play_against_computer
 from games.models import Match
-from games.rendering import render_table
-from games.selectors import match_state_build
-from games.services import SeatSpec
-from games.tables import play_against_computer
+from games.play.rendering import render_table
+from games.play.selectors import match_state_build
+from games.play.services import SeatSpec
+from tests.accounts.players import client_for
 from tests.games.factories import MatchFactory, UserFactory, match_play
 
 pytestmark = pytest.mark.django_db
@@ -24,8 +24,7 @@ PLAY_AGAIN_BUTTON = re.compile(r'<button type="submit" form="play-again"[^>]*>Pl
 
 
 def _page(user, match: Match) -> str:
-    client = Client()
-    client.force_login(user)
+    client = client_for(user)
     response = client.get(reverse("games:match", args=[match.pk]))
     assert response.status_code == 200
     return response.content.decode()
@@ -54,8 +53,7 @@ def test_match_against_the_computer_ends_with_play_again_R7_1(variant: str, leve
     fields = _form_fields(page)
     assert fields == {"variant": variant, "computer_level": level, "target": "1"}
 
-    client = Client()
-    client.force_login(user)
+    client = client_for(user)
     response = client.post(reverse("games:play_computer"), fields)
     again = Match.objects.exclude(pk=match.pk).get(seats__user=user)
     assert response.status_code == 302

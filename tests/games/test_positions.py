@@ -1,4 +1,4 @@
-"""A process keeps each live match's position by stored version (games/selectors.py,
+"""A process keeps each live match's position by stored version (games/play/selectors.py,
 ``positions``): the next move starts from it instead of replaying the hand from its rows. It must
 always be exactly what the rows give, and never hold what did not commit."""
 
@@ -9,8 +9,8 @@ from django.db import transaction
 
 from games.engine import VARIANTS, CallTrump, Suit
 from games.models import Hand, Match
-from games.selectors import Position, match_position, match_state_build, positions
-from games.services import match_apply_action, match_create
+from games.play.selectors import Position, match_position, match_state_build, positions
+from games.play.services import match_apply_action, match_create
 from tests.games.factories import match_play, seat_specs
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the positions are kept on commit
@@ -50,7 +50,7 @@ def test_a_move_starts_from_the_kept_position_without_replaying_the_hand(monkeyp
     def no_rebuild(**kwargs):
         raise AssertionError("the hand was replayed from its rows")
 
-    monkeypatch.setattr("games.selectors.match_state_build", no_rebuild)
+    monkeypatch.setattr("games.play.selectors.match_state_build", no_rebuild)
     match_apply_action(match=match.pk, seat=hakem, action=CallTrump(hakem, Suit.HEARTS))
 
     assert Match.objects.get(pk=match.pk).version == 1
@@ -87,7 +87,7 @@ def test_positions_are_copied_in_and_out_and_keyed_by_the_match_itself():
 
 
 def test_the_oldest_positions_make_room():
-    from games.selectors import _Positions
+    from games.play.selectors import _Positions
 
     match = new_match("hokm2")
     stored = Match.objects.get(pk=match.pk)

@@ -1,4 +1,4 @@
-"""Downloading a match's ``hokm-record/1`` file (games.history_views.match_record_download): only
+"""Downloading a match's ``hokm-record/1`` file (games.history.views.match_record_download): only
 once the match is over (R8.3), to whoever may see the match, with a useful file name."""
 
 from __future__ import annotations
@@ -11,23 +11,24 @@ import pytest
 from django.urls import reverse
 
 from games.engine.record import check_record
-from games.history import record_file_names
+from games.history.records import match_export_record, match_import_record
+from games.history.selectors import record_file_names
 from games.models import Match
-from games.records import match_export_record, match_import_record
-from games.services import SeatSpec
-from tests.games.factories import MatchFactory, TableFactory, UserFactory, match_play
-from tests.games.test_history import COMPUTER, seated_match
+from games.play.services import SeatSpec
+from tests.games.factories import (
+    COMPUTER,
+    MatchFactory,
+    TableFactory,
+    UserFactory,
+    match_play,
+    seated_match,
+)
 
 pytestmark = pytest.mark.django_db
 
 
 def url(match: Match) -> str:
     return reverse("games:match_record", kwargs={"match_id": match.pk})
-
-
-@pytest.fixture
-def people():
-    return [UserFactory(username=name) for name in ("ali", "sara", "reza", "mina")]
 
 
 def file_names(response) -> tuple[str, str]:

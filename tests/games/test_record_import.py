@@ -1,5 +1,5 @@
-"""Importing a ``hokm-record/1`` file (games.replay_views.record_import, shared/RECORD.md): a
-correct record is stored and opens in the replay; a faulty one shows its first fault located as
+"""Importing a ``hokm-record/1`` file (games.history.replay_views.record_import, shared/RECORD.md):
+a correct record is stored and opens in the replay; a faulty one shows its first fault located as
 people count (hand 1 is the first, seats by name) and nothing is stored; files that are too
 large, not UTF-8, not JSON or nested too deeply get a clear error, never a 500."""
 
@@ -15,13 +15,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from games.models import Hand, Match
-from games.replay_forms import RECORD_MAX_BYTES
+from games.history.replay_forms import RECORD_MAX_BYTES
+from games.models import Hand, Match, MatchSeat
 from tests.games.factories import UserFactory
+from tests.record_corpus import CORPUS, corpus_document, with_constant, with_trump
 
 pytestmark = pytest.mark.django_db
-
-CORPUS = Path(__file__).resolve().parents[1] / "records"
 
 
 def _records(folder: str) -> list[Path]:
@@ -253,3 +252,162 @@ def test_imported_match_opens_for_its_importer_only(signed_in, client):
     assert signed_in.get(location).status_code == 200
     signed_in.force_login(UserFactory())
     assert signed_in.get(location).status_code == 404
+
+
+# -- records no writer of the format would produce -------------------------------------------------
+
+
+def _upload_document(client, document: object):
+    return _upload(client, json.dumps(document).encode())
+
+
+def _checker_verdict(response) -> dict:
+    found = re.search(r"<pre[^>]*>(.*?)</pre>", response.content.decode(), re.S)
+    return json.loads(unescape(found.group(1)))
+
+
+def _nothing_stored() -> bool:
+    return not (Match.objects.exists() or MatchSeat.objects.exists() or Hand.objects.exists())
+
+
+def _page_text_of(html: str) -> str:
+    return unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+def _page_data(html: str) -> dict:
+    found = re.search(r'<script id="replay-data" type="application/json">(.*?)</script>', html)
+    return json.loads(found.group(1))
+
+
+# -- a hand's trump that is a list or an object ----------------------------------------------------
+
+
+@pytest.mark.parametrize("trump", [["S"], {"suit": "S"}], ids=["list", "object"])
+def test_import_of_a_trump_that_is_a_list_or_object_is_a_fault_of_its_hand(signed_in, trump):
+    """It was a 500 (the engine looked the value up in a set): now the page locates it at hand 3
+    as the checker locates a bad trump letter, and nothing is stored."""
+    response = _upload_document(signed_in, with_trump(trump))
+
+    assert response.status_code == 200
+    text = _page_text(response)
+    assert "This record cannot be imported" in text
+    assert '"trump" must be one of S, H, D, C' in text
+    assert re.search(r"Where:\s*hand 3\s*What is wrong:", text)
+    verdict = _checker_verdict(response)
+    assert (verdict["hand"], verdict["trick"], verdict["seat"]) == (2, None, None)
+    assert _nothing_stored()
+
+
+# -- player names that cannot be stored or shown ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["ali\u0000", "ali\nreza", "\ud800ali", "\u202eeman live", "ali\u200breza"],
+    ids=["nul", "line-break", "lone-surrogate", "right-to-left-override", "zero-width-space"],
+)
+def test_import_refuses_a_player_name_that_cannot_be_stored(signed_in, name):
+    """A NUL (refused by PostgreSQL text), a line break or half a surrogate pair (no UTF-8 for
+    it) in a name was stored or crashed the page: now a fault of the whole record. So is an
+    invisible character, which a display name may not hold either: a right-to-left override
+    shows "\u202eeman live" as "evil name", a zero-width space makes a look-alike name."""
+    document = corpus_document("valid/hokm4_match_target7.json")
+    document["players"][1] = name
+
+    response = _upload_document(signed_in, document)
+
+    assert response.status_code == 200
+    text = _page_text(response)
+    assert "This record cannot be imported" in text
+    assert '"players": the name of ' in text
+    assert "the record as a whole" in text
+    assert _nothing_stored()
+
+
+def test_a_fault_located_at_a_seat_with_an_unshowable_name_still_shows(signed_in):
+    """The page names the seat at fault after its player: a lone surrogate there made the page
+    itself a 500. The seat is then shown by its number."""
+    document = corpus_document("faulty/trick_not_following_diamonds.json")
+    document["players"][3] = "dave\udfff"
+
+    response = _upload_document(signed_in, document)
+
+    assert response.status_code == 200
+    text = _page_text(response)
+    assert "seat 4 played KS but holds a diamond and diamonds were led" in text
+    assert _nothing_stored()
+
+
+def test_the_fault_shown_quotes_a_huge_value_shortened(signed_in):
+    """An unknown variant of 200 000 letters was quoted in full, twice: the page stays small."""
+    document = corpus_document("valid/hokm4_no_hands.json")
+    document["variant"] = "x" * 200_000
+
+    response = _upload_document(signed_in, document)
+
+    assert response.status_code == 200
+    assert len(response.content) < 50_000
+    assert "unknown variant" in _page_text(response)
+    assert _checker_verdict(response)["error"].endswith("…")
+    assert _nothing_stored()
+
+
+# -- the fault as people count ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("hand_after_match_decided.json", "hand 2 is played after the match was decided"),
+        ("hand_after_unfinished_hand.json", "hand 3 comes after hand 2, which was not played"),
+    ],
+)
+def test_hands_named_in_the_fault_are_counted_from_1_as_its_place_is(signed_in, name, says):
+    """The page says "Where: hand 2" and the message said "hand 1 is played after the match was
+    decided" (the file's count from 0) about the same hand: both count from 1 now (R7.1)."""
+    document = corpus_document(f"faulty/{name}")
+    expected = corpus_document(f"faulty/{name.replace('.json', '.expected.json')}")
+
+    response = _upload_document(signed_in, document)
+
+    text = _page_text(response)
+    assert re.search(rf"Where:\s*hand {expected['hand'] + 1}\s*What is wrong:", text)
+    assert says in re.sub(r"\s+", " ", text)
+    # The checker's own verdict keeps the file's count, as hokm_check prints it.
+    assert _checker_verdict(response)["hand"] == expected["hand"]
+    assert _nothing_stored()
+
+
+# -- a match with no hand --------------------------------------------------------------------------
+
+
+def test_replay_of_a_match_with_no_hand_does_not_count_a_first_hand(signed_in):
+    """A record with ``"hands": []`` is valid (RECORD.md): its replay said "Hand 1 of 0" and
+    "The replay opens at the deal of the first hand", where there is none."""
+    response = _upload_document(signed_in, corpus_document("valid/hokm4_no_hands.json"))
+    assert response.status_code == 302
+
+    html = signed_in.get(response["Location"]).content.decode()
+
+    text = _page_text_of(html)
+    assert "Hand 1 of 0" not in text
+    assert "the deal of the first hand" not in text
+    assert "No hand has been dealt." in text
+    assert _page_data(html)["hands"] == []
+
+
+# -- NaN and Infinity are not JSON -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_import_refuses_nan_and_infinity_as_not_json(signed_in, constant):
+    """RECORD.md's "not JSON" fault: Python's reader takes these words, JSON (RFC 8259) has not,
+    so a record holding one, even under a key the format ignores, was imported."""
+    response = signed_in.post(
+        URL,
+        {"file": SimpleUploadedFile("r.json", with_constant(constant), "application/json")},
+    )
+
+    assert response.status_code == 200
+    assert f"The record is not JSON: {constant} is not a JSON value" in _page_text(response)
+    assert _nothing_stored()

@@ -11,15 +11,17 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
-from games.models import Match, Seat, Table
-from games.rematch import match_rematch
-from games.tables import (
+from games.lobby.services import (
     TableError,
     play_against_computer,
     table_join_seat,
     table_leave_seat,
 )
+from games.models import Match, Seat, Table
+from games.play.rematch import match_rematch
+from tests.accounts.players import client_for
 from tests.games.factories import UserFactory, match_play, open_table
+from tests.live.match_sockets import CLOSE_WAIT, connect, table_html
 
 pytestmark = pytest.mark.django_db
 
@@ -38,18 +40,12 @@ def _finished(
     for index, person in enumerate(people[1:], start=1):
         match = table_join_seat(table=table, user=person, seat_index=index)
     if match is None:  # seats left for computer players
-        from games.tables import table_start
+        from games.lobby.services import table_start
 
         match = table_start(table=table, user=people[0])
     played = match_play(match)
     assert played.match.status == Match.Status.FINISHED
     return played.match, people
-
-
-def _client(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def _button(client: Client, match: Match) -> str | None:
@@ -65,7 +61,7 @@ def _seat_of(table: Table, user) -> int | None:
 
 def test_first_asks_the_other_joins_and_the_rematch_starts_R7_1() -> None:
     match, (arash, bahar) = _finished()
-    first, second = _client(arash), _client(bahar)
+    first, second = client_for(arash), client_for(bahar)
     assert _button(first, match) == "Rematch"
     assert _button(second, match) == "Rematch"
 
@@ -138,7 +134,7 @@ def test_computer_seats_of_the_match_are_filled_again_by_the_table() -> None:
     match, (arash, bahar) = _finished("hokm4", fill_with_computer=True, computer_level="easy")
     table = match_rematch(match=match, user=arash)
     assert (table.fill_with_computer, table.computer_level) == (True, "easy")
-    client = _client(arash)
+    client = client_for(arash)
     response = client.post(reverse("games:table_start", args=[table.pk]))
     assert response.status_code in (200, 302)
     table.refresh_from_db()
@@ -151,7 +147,7 @@ def test_refused_before_the_end_to_strangers_and_against_the_computer_alone() ->
     playing = table_join_seat(table=table, user=people[1], seat_index=1)
     tables = Table.objects.count()
 
-    client = _client(people[0])
+    client = client_for(people[0])
     response = client.post(reverse("games:match_rematch", args=[playing.pk]), follow=True)
     assert [str(m) for m in get_messages(response.wsgi_request)] == [
         "A rematch can be asked for once the match is over."
@@ -159,9 +155,11 @@ def test_refused_before_the_end_to_strangers_and_against_the_computer_alone() ->
     assert _button(client, playing) is None
 
     finished, (arash, bahar) = _finished(names=("kaveh", "laleh"))
-    stranger = _client(UserFactory(username="mitra"))
+    stranger = client_for(UserFactory(username="mitra"))
     assert stranger.post(reverse("games:match_rematch", args=[finished.pk])).status_code == 404
-    assert _client(arash).get(reverse("games:match_rematch", args=[finished.pk])).status_code == 405
+    assert (
+        client_for(arash).get(reverse("games:match_rematch", args=[finished.pk])).status_code == 405
+    )
     anonymous = Client().post(reverse("games:match_rematch", args=[finished.pk]))
     assert anonymous.status_code == 302 and "/accounts/login/" in anonymous["Location"]
 
@@ -175,10 +173,6 @@ def test_refused_before_the_end_to_strangers_and_against_the_computer_alone() ->
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_other_players_table_offers_the_rematch_as_soon_as_it_is_opened() -> None:
-    from tests.live.test_match_consumers import connect
-    from tests.live.test_presence import CLOSE_WAIT
-    from tests.live.test_resync import table_html
-
     match, (arash, bahar) = await database_sync_to_async(_finished)()
     page = await connect(bahar, match.pk, api=False)
     assert REMATCH.search(await table_html(page)).group(1) == "Rematch"

@@ -1,4 +1,5 @@
-"""The live table fragment (games.rendering): what each seat's HTML may show, and that it shows it.
+"""The live table fragment (games.play.rendering): what each seat's HTML may show, and that it
+shows it.
 
 Random matches of every variant are played with the engine; after every action the table is
 rendered for each seat and for a spectator, and every card the HTML names (card texts, the
@@ -17,7 +18,6 @@ from django.utils import translation
 from django.utils.html import escape
 
 from games.engine import (
-    FULL_DECK,
     VARIANTS,
     Card,
     MatchState,
@@ -30,21 +30,20 @@ from games.engine import (
     view,
 )
 from games.models import Match, MatchSeat
-from games.rendering import card_face, render_flash, render_table
-from games.selectors import match_state_build
+from games.play.rendering import card_face, render_flash, render_table
+from games.play.selectors import match_state_build
 from tests.games.factories import MatchFactory, UserFactory, engine_hand_search, match_play
+from tests.games.rendered_cards import (
+    CARD_TEXT,
+    PUBLIC_DRAW,
+    cards_allowed,
+    cards_named,
+    without_public_draw,
+)
 
 EVIL_NAME = "<script>alert(1)</script>"
 # Names that cannot be mistaken for card texts by the document-wide search below.
 NAMES = (EVIL_NAME, "Dariush", "Mina & <b>Kaveh</b>", "Sara")
-
-CARD_TEXT = re.compile(r"\b[2-9TJQKA][SHDC]\b")
-CORNER = re.compile(
-    r'<span class="card__rank">([^<]*)</span><span class="card__suit">([^<]*)</span>'
-)
-LABEL = re.compile(r'aria-label="([^"]*)"')
-RANK_PRINTED = {"10": "T"}
-SUIT_OF_SYMBOL = {"\u2660": "S", "\u2665": "H", "\u2666": "D", "\u2663": "C"}
 
 
 @pytest.fixture(autouse=True)
@@ -71,43 +70,6 @@ def _match_row(state: MatchState, *, version: int = 7) -> tuple[Match, list[Matc
 def _render(state: MatchState, seat: int | None, **kwargs) -> str:
     match, seats = _match_row(state)
     return render_table(match=match, seats=seats, state=state, seat=seat, **kwargs)
-
-
-LABELS = {str(card_face(card).label): card.text for card in FULL_DECK}
-
-
-PUBLIC_DRAW = re.compile(r'<details class="tool-details hakem-draw".*?</details>', re.DOTALL)
-
-
-def without_public_draw(html: str) -> str:
-    """The HTML less the first-Hakem flips: public (R2.2) and from their own shuffle (R2.6), so
-    they may name a card that some hand also holds without telling anything about it."""
-    return PUBLIC_DRAW.sub("", html)
-
-
-def cards_named(html: str) -> set[str]:
-    """Every card the HTML names outside the public Hakem draw: texts anywhere, spoken labels,
-    printed corner indices."""
-    html = without_public_draw(html)
-    named = set(CARD_TEXT.findall(html))
-    named |= {LABELS[label] for label in LABEL.findall(html) if label in LABELS}
-    for rank, symbol in CORNER.findall(html):
-        named.add(RANK_PRINTED.get(rank, rank) + SUIT_OF_SYMBOL[symbol])
-    return named
-
-
-def cards_allowed(state: MatchState, seat: int | None) -> set[str]:
-    """What ``view`` gives that seat (R8.3): never a card of another seat's hand."""
-    data = view(state.hand, seat)
-    allowed = {card for trick in data["tricks"] for card in trick["cards"]}
-    allowed |= set(data["trick"]["cards"])
-    allowed |= set(data.get("hand", []))
-    draw = data.get("draw")
-    if draw:
-        allowed |= set(draw["own_discards"])
-        if draw["top"]:
-            allowed.add(draw["top"])
-    return allowed
 
 
 class _Buttons(HTMLParser):
@@ -334,7 +296,7 @@ def test_match_end_banner_names_the_winner_R7_1():
 def test_a_refusal_is_shown_in_the_pages_language():
     from django.utils import translation
 
-    from games.rendering import flash_text
+    from games.play.rendering import flash_text
 
     assert flash_text("not_your_turn", "it is seat 2's turn") == "It is not your turn."
     assert flash_text("no_such_code", "the reason given") == "the reason given"

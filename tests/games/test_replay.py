@@ -1,6 +1,6 @@
-"""The replay page (games.replay, games.replay_views.replay): every position it can show agrees
-with the engine, hands are face up only once the match is over (R8.3), who may open it, and a
-fixed number of queries whatever the length of the match."""
+"""The replay page (games.history.replay, games.history.replay_views.replay): every position it can
+show agrees with the engine, hands are face up only once the match is over (R8.3), who may open
+it, and a fixed number of queries whatever the length of the match."""
 
 from __future__ import annotations
 
@@ -8,23 +8,23 @@ import json
 import re
 from collections import Counter
 from html import unescape
-from pathlib import Path
 
 import pytest
 from django.urls import reverse
 from django.utils import translation
 
 from games.engine import Card, MatchState, Phase, get_variant
+from games.history.records import match_import_record
+from games.lobby.services import INVITED_SESSION_KEY
 from games.models import Match
-from games.records import match_import_record
-from games.rendering import card_face
-from games.services import SeatSpec
-from games.tables import INVITED_SESSION_KEY
+from games.play.rendering import card_face
+from games.play.services import SeatSpec
 from tests.games.factories import MatchFactory, TableFactory, UserFactory, match_play
+from tests.record_corpus import CORPUS
 
 pytestmark = pytest.mark.django_db
 
-RECORDS = Path(__file__).resolve().parents[1] / "records" / "valid"
+RECORDS = CORPUS / "valid"
 VARIANTS = ["hokm4", "hokm3", "hokm2", "hokm2-draw"]
 
 
@@ -333,7 +333,7 @@ def test_hand_list_names_each_hand_hakem_trump_result_and_score(client):
     assert re.sub(r"<[^>]+>|\s", "", final) == f"{scores[0]}–{scores[1]}"
 
 
-# -- who may open a replay (games.access) ---------------------------------------------------------
+# -- who may open a replay (games.play.access) -------------------------------------------------
 
 
 def _finished(**kwargs) -> Match:
@@ -401,7 +401,7 @@ def test_replay_answers_only_reads(client):
 
 def test_query_count_is_pinned_whatever_the_length_of_the_match(client, django_assert_num_queries):
     """match and table, seats, hands, plays: four queries for a visitor; a signed-in player adds
-    the session, the user and the seated check of games.access. The same for a one-hand match
+    the session, the user and the seated check of games.play.access. The same for a one-hand match
     and a long one."""
     users = [UserFactory() for _ in range(4)]
     short = _seated("hokm4", users, target=1, table=TableFactory())
@@ -413,7 +413,38 @@ def test_query_count_is_pinned_whatever_the_length_of_the_match(client, django_a
     for match in (short, long):
         with django_assert_num_queries(4):
             assert client.get(_url(match)).status_code == 200
-    client.force_login(users[0])  # then also his sanctions (accounts.middleware)
+    client.force_login(users[0])  # then also his sanctions (moderation.middleware)
     for match in (short, long):
         with django_assert_num_queries(8):
             assert client.get(_url(match)).status_code == 200
+
+
+# -- the replay of a voided match ------------------------------------------------------------------
+
+
+def _replay_page(client, match: Match) -> str:
+    return client.get(_url(match)).content.decode()
+
+
+def _page_text_of(html: str) -> str:
+    return unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+def test_replay_of_a_voided_match_names_no_winner_R7_1(client):
+    """A moderator's void takes the result away (as on the summary and in the history): the
+    replay no longer says who won the match, and says why."""
+    match = MatchFactory(variant="hokm4", target=1, seed=31)
+    match_play(match, rng_seed=31)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.winner_side is not None
+    assert _page_data(_replay_page(client, match))["match_result"]
+
+    Match.objects.filter(pk=match.pk).update(voided=True)
+    html = _replay_page(client, match)
+
+    data = _page_data(html)
+    assert data["match_result"] is None
+    assert "won the match" not in _page_text_of(html)
+    assert "A moderator voided this match" in _page_text_of(html)
+    # The hands themselves stay as they were played, face up (R8.3).
+    assert data["revealed"] is True and data["hands"][0]["result"] is not None

@@ -10,7 +10,6 @@ person's name is shown as it is, the page cutting a long one at its own end (``d
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 from django.test import Client
@@ -19,11 +18,13 @@ from django.utils import translation
 from django.utils.html import escape
 
 from games.engine import Phase
+from games.lobby.selectors import computer_player_name
+from games.lobby.services import play_against_computer
 from games.models import Match, MatchSeat
-from games.rendering import computer_short_name, render_table, seat_name, seat_short_name
-from games.selectors import match_state_build
-from games.services import SeatSpec
-from games.tables import computer_player_name, play_against_computer
+from games.play.rendering import computer_short_name, render_table, seat_name, seat_short_name
+from games.play.selectors import match_state_build
+from games.play.services import SeatSpec
+from tests.accounts.players import client_for
 from tests.games.factories import MatchFactory, UserFactory, match_play
 
 pytestmark = pytest.mark.django_db
@@ -84,12 +85,6 @@ def whole_label(name: str) -> str:
     return f'<bdi class="seat-label" dir="auto" title="{escape(name)}">{escape(name)}</bdi>'
 
 
-def logged_in(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 # -- the helpers -----------------------------------------------------------------------------------
 
 
@@ -117,7 +112,7 @@ def test_the_plates_show_a_computer_by_level_and_seat_with_the_full_name_in_the_
     user = UserFactory(display_name="Sara")
     match = play_against_computer(user=user, computer_level="hard")
 
-    html = page(logged_in(user), match, language)
+    html = page(client_for(user), match, language)
 
     with translation.override(language):
         for index in (1, 2, 3):
@@ -139,7 +134,7 @@ def test_the_score_panel_names_each_side_by_its_short_names(language):
     user = UserFactory(display_name="Sara")
     match = play_against_computer(user=user, computer_level="expert")
 
-    html = page(logged_in(user), match, language)
+    html = page(client_for(user), match, language)
 
     with translation.override(language):
         label = {
@@ -169,7 +164,7 @@ def test_a_persons_name_is_shown_whole_and_cut_in_its_own_direction(language):
         ]
     )
 
-    html = page(logged_in(sara), match, language)
+    html = page(client_for(sara), match, language)
 
     assert plate_name(html, 1) == whole_label(PERSIAN_NAME)
     assert plate_name(html, 2) == whole_label(LATIN_NAME)

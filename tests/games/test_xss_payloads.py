@@ -20,21 +20,21 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import Group
-from django.test import Client
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.http import urlencode
 
-from accounts import moderation
-from accounts.models import Report, User
+from accounts.models import User
 from accounts.roles import MODERATORS_GROUP
-from games.chat import chat_post
 from games.models import ChatMessage, Match, Table
-from games.services import SeatSpec
-from tests.accounts.players import make_player
+from games.play.chat import chat_post
+from games.play.services import SeatSpec
+from moderation import services as moderation
+from moderation.models import Report
+from tests.accounts.players import client_for, make_player
 from tests.games.factories import MatchFactory, match_play
-from tests.games.test_lobby_consumers import application as page_application
-from tests.live.test_match_consumers import APP
+from tests.games.lobby_sockets import application as page_application
+from tests.live.match_sockets import APP
 
 #: The display name of a player, set through the settings form (at most 40 characters).
 DISPLAY = '"><img src=x onerror=alert(1)>'
@@ -78,12 +78,6 @@ def assert_escaped(html: str, shown: list[str], *, where: str) -> None:
         assert tag not in ("iframe", "svg", "img") or attrs.get("src") != "x", (where, tag)
         if tag == "script":
             assert attrs.get("src") or attrs.get("type") == "application/json", (where, attrs)
-
-
-def client_for(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def world() -> dict[str, Any]:
@@ -168,20 +162,20 @@ def pages(w: dict[str, Any]) -> list[tuple[str, str, str, list[str]]]:
         ("history filtered", "alice", reverse("games:my_games") + FILTER, NAMES),
         ("summary", "alice", reverse("games:match_summary", args=[finished]), NAMES),
         ("replay", "alice", reverse("games:replay", args=[finished]), NAMES),
-        ("profile", "alice", reverse("accounts:profile", args=[USERNAME]), NAMES),
-        ("own profile", "alice", reverse("accounts:profile", args=["alice"]), [DISPLAY]),
+        ("profile", "alice", reverse("games:profile", args=[USERNAME]), NAMES),
+        ("own profile", "alice", reverse("games:profile", args=["alice"]), [DISPLAY]),
         ("settings", "alice", reverse("accounts:settings"), [DISPLAY]),
-        ("moderation queue", "staff", reverse("accounts:moderation_queue"), NAMES),
+        ("moderation queue", "staff", reverse("moderation:moderation_queue"), NAMES),
         (
             "report",
             "staff",
-            reverse("accounts:moderation_report", args=[report]),
+            reverse("moderation:moderation_report", args=[report]),
             [*NAMES, *CHAT, COMMENT],
         ),
         (
             "moderation player",
             "staff",
-            reverse("accounts:moderation_player", args=[USERNAME]),
+            reverse("moderation:moderation_player", args=[USERNAME]),
             [*NAMES, COMMENT],
         ),
         ("admin users", "staff", admin_url("accounts_user_changelist"), NAMES),
@@ -259,7 +253,7 @@ def test_the_downloaded_record_holds_the_names_exactly_as_json(payloads):
 
 def test_the_report_form_and_its_answers_show_the_names_as_text(payloads):
     alice = client_for(payloads["alice"])
-    page = alice.get(reverse("accounts:report", args=[USERNAME]))
+    page = alice.get(reverse("moderation:report", args=[USERNAME]))
     assert page.status_code == 200
     assert_escaped(page.content.decode(), [USERNAME], where="report form")
     assert Report.objects.filter(comment=COMMENT).exists()

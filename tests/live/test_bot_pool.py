@@ -1,5 +1,5 @@
 """Computer players decide in a pool of processes, outside the server's event loop, and never while
-the match row is locked (games/bot_pool.py, ``games.services.match_step``).
+the match row is locked (games/play/bot_pool.py, ``games.play.services.match_step``).
 
 The pool's process decides as ``bot_action`` would in this one; a broken pool or a decision that
 is not back in time lets the greedy baseline play instead, so the match goes on (R8.1: a table
@@ -24,13 +24,19 @@ from typing import Any
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from games import bot_pool
-from games.bot_pool import Decision, bot_decision, bot_pool_shutdown
 from games.bots import UnknownLevelError, bot_action, greedy_action
 from games.engine import apply, get_variant, new_match, view
 from games.models import Match, MatchEvent, MatchSeat
-from games.selectors import match_state_build
-from games.services import SeatSpec, match_create, match_seat_back, match_seat_leave, match_step
+from games.play import bot_pool
+from games.play.bot_pool import Decision, bot_decision, bot_pool_shutdown
+from games.play.selectors import match_state_build
+from games.play.services import (
+    SeatSpec,
+    match_create,
+    match_seat_back,
+    match_seat_leave,
+    match_step,
+)
 
 pytestmark = pytest.mark.django_db
 

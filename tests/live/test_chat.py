@@ -11,43 +11,21 @@ from channels.db import database_sync_to_async
 from django.urls import reverse
 from django.utils import timezone
 
-from games.chat import ChatError, chat_post, chat_recent
 from games.models import ChatMessage
+from games.play.chat import ChatError, chat_post, chat_recent
 from tests.games.factories import UserFactory
-from tests.live.test_match_consumers import connect, make_match
+from tests.live.match_sockets import (
+    connect,
+    frame_of_type,
+    join_html,
+    join_json,
+    make_match,
+    receive_html,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PAYLOAD = '<script>alert("x")</script> & سلام'
-
-
-async def receive_type(communicator, kind: str) -> dict:
-    """The next JSON frame of ``kind``, skipping state frames in between."""
-    while True:
-        frame = json.loads(await communicator.receive_from(timeout=5))
-        if frame["type"] == kind:
-            return frame
-
-
-async def receive_html(communicator, needle: str) -> str:
-    while True:
-        frame = await communicator.receive_from(timeout=5)
-        if needle in frame:
-            return frame
-
-
-async def join_json(user, match_id):
-    client = await connect(user, match_id)
-    assert (await receive_type(client, "state"))["type"] == "state"
-    history = await receive_type(client, "chat_history")
-    return client, history
-
-
-async def join_html(user, match_id):
-    client = await connect(user, match_id, api=False)
-    await receive_html(client, 'id="table"')
-    history = await receive_html(client, 'id="chat-log"')
-    return client, history
 
 
 async def test_a_message_reaches_every_seat_and_spectators_escaped_in_html_exact_in_json():
@@ -61,7 +39,7 @@ async def test_a_message_reaches_every_seat_and_spectators_escaped_in_html_exact
 
     await json_clients[0].send_to(text_data=json.dumps({"type": "chat", "text": PAYLOAD}))
     for client in [*json_clients, spectator]:
-        frame = await receive_type(client, "chat")
+        frame = await frame_of_type(client, "chat")
         data = frame["data"]
         assert data["text"] == PAYLOAD and data["phrase"] is None
         assert data["seat"] == 0 and data["name"] == users[0].username
@@ -85,7 +63,7 @@ async def test_a_quick_phrase_is_english_with_its_code_in_json_and_translated_in
     player, _ = await join_json(users[0], match.pk)
     page = await connect(users[1], match.pk, api=False)
     await player.send_to(text_data=json.dumps({"type": "chat", "phrase": "good_game"}))
-    frame = await receive_type(player, "chat")
+    frame = await frame_of_type(player, "chat")
     assert frame["data"]["text"] == "Good game" and frame["data"]["phrase"] == "good_game"
     html = await receive_html(page, "chat-line")
     assert "Good game" in html and "is-phrase" in html
@@ -93,7 +71,7 @@ async def test_a_quick_phrase_is_english_with_its_code_in_json_and_translated_in
     assert (stored.text, stored.phrase) == ("Good game", "good_game")
     # The htmx form's flat shape, with the other key empty, is taken too.
     await player.send_to(text_data=json.dumps({"type": "chat", "phrase": "thanks", "text": ""}))
-    assert (await receive_type(player, "chat"))["data"]["phrase"] == "thanks"
+    assert (await frame_of_type(player, "chat"))["data"]["phrase"] == "thanks"
     await player.disconnect()
     await page.disconnect()
 
@@ -101,7 +79,7 @@ async def test_a_quick_phrase_is_english_with_its_code_in_json_and_translated_in
 def test_a_phrase_renders_in_persian_for_a_persian_page():
     from django.utils import translation
 
-    from games.rendering import render_chat_message
+    from games.play.rendering import render_chat_message
 
     match, users = make_match("hokm2")
     message = chat_post(match=match, user=users[0], seat=0, phrase="hello")
@@ -153,9 +131,9 @@ async def test_the_sixth_message_in_ten_seconds_is_refused_and_not_stored():
     client, _ = await join_json(users[0], match.pk)
     for i in range(5):
         await client.send_to(text_data=json.dumps({"type": "chat", "text": f"m{i}"}))
-        assert (await receive_type(client, "chat"))["data"]["text"] == f"m{i}"
+        assert (await frame_of_type(client, "chat"))["data"]["text"] == f"m{i}"
     await client.send_to(text_data=json.dumps({"type": "chat", "text": "one too many"}))
-    error = await receive_type(client, "error")
+    error = await frame_of_type(client, "error")
     assert error["data"]["code"] == "chat_rate_limited"
     assert await database_sync_to_async(ChatMessage.objects.count)() == 5
     assert not await database_sync_to_async(
@@ -201,7 +179,7 @@ async def test_bad_chat_messages_are_refused_and_not_stored(message, code):
     match, users = await database_sync_to_async(make_match)("hokm2")
     client, _ = await join_json(users[0], match.pk)
     await client.send_to(text_data=json.dumps(message))
-    assert (await receive_type(client, "error"))["data"]["code"] == code
+    assert (await frame_of_type(client, "error"))["data"]["code"] == code
     assert await database_sync_to_async(ChatMessage.objects.count)() == 0
     await client.disconnect()
 
@@ -226,7 +204,7 @@ async def test_spectators_read_but_cannot_write():
     watcher = await database_sync_to_async(UserFactory)()
     client, _ = await join_json(watcher, match.pk)
     await client.send_to(text_data=json.dumps({"type": "chat", "text": "hello"}))
-    assert (await receive_type(client, "error"))["data"]["code"] == "not_seated"
+    assert (await frame_of_type(client, "error"))["data"]["code"] == "not_seated"
     assert await database_sync_to_async(ChatMessage.objects.count)() == 0
     with pytest.raises(ChatError) as refused:
         await database_sync_to_async(chat_post)(match=match, user=watcher, seat=0, text="hi")

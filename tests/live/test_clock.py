@@ -1,10 +1,10 @@
 """Turn clocks, away players, leaving and coming back (R8.1), and a match against computer players
 left for a week and resumed (R8.2), at the level of the services and the worker's one function,
-``games.autoplay.due_steps_run``.
+``games.play.autoplay.due_steps_run``.
 
 Time is moved by handing ``now`` to the worker's step, and by shifting stored timestamps into the
 past; nothing here sleeps. A socket is simulated by its presence row
-(``games.presence.connection_open``), as the consumer writes it; the R8.2 tests connect a real
+(``games.play.presence.connection_open``), as the consumer writes it; the R8.2 tests connect a real
 consumer.
 """
 
@@ -22,7 +22,6 @@ from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
-from games.autoplay import due_steps_run
 from games.bots import bot_action, greedy_action
 from games.engine import (
     CallTrump,
@@ -36,6 +35,7 @@ from games.engine import (
     to_json,
     view,
 )
+from games.lobby.services import play_against_computer
 from games.models import (
     CardPlay,
     Hand,
@@ -44,16 +44,16 @@ from games.models import (
     MatchEvent,
     MatchSeat,
 )
-from games.presence import (
+from games.play.autoplay import due_steps_run
+from games.play.presence import (
     ALIVE_SECONDS,
     connection_close,
     connection_open,
     humans_connected,
     presence_of,
 )
-from games.routing import websocket_urlpatterns
-from games.selectors import match_state_build
-from games.services import (
+from games.play.selectors import match_state_build
+from games.play.services import (
     SeatSpec,
     match_apply_action,
     match_clock,
@@ -63,8 +63,8 @@ from games.services import (
     match_seat_leave,
     match_step,
 )
-from games.tables import play_against_computer
-from tests.games.factories import UserFactory, match_play
+from games.routing import websocket_urlpatterns
+from tests.games.factories import UserFactory, match_play, plays_by
 
 pytestmark = pytest.mark.django_db
 
@@ -137,14 +137,6 @@ def connect(match: Match, seat: int | None, name: str = "a") -> str:
     channel = f"test.{match.pk}.{seat}.{name}"
     connection_open(match_id=match.pk, seat=seat, user=None, channel_name=channel)
     return channel
-
-
-def plays_by(match: Match, seat: int) -> list[str]:
-    return list(
-        CardPlay.objects.filter(hand__match=match, seat=seat)
-        .order_by("played_at", "pk")
-        .values_list("card", flat=True)
-    )
 
 
 def snapshot(match: Match) -> dict:
@@ -358,7 +350,7 @@ def test_a_step_that_fails_is_tried_again_later_not_first_in_line(monkeypatch):
             raise RuntimeError("a corrupt row")
         return real_step(match=match, now=now, rush=rush)
 
-    monkeypatch.setattr("games.services.match_step", failing)
+    monkeypatch.setattr("games.play.services.match_step", failing)
     assert fresh(broken).step_at < fresh(healthy).step_at  # the broken one is first in line
     now = fresh(healthy).step_at
     assert due_steps_run(now=now, limit=1) == 0  # it fails...
@@ -755,7 +747,7 @@ async def test_a_match_against_the_computer_is_resumed_after_seven_days_R8_2(
 ):
     # Seed 5: he is the first Hakem (he calls, then his lead waits); seed 8: the computers play
     # up to his first card.
-    monkeypatch.setattr("games.services.new_seed", lambda: 5)
+    monkeypatch.setattr("games.play.services.new_seed", lambda: 5)
     settings.HOKM_AUTOPLAY = "inline"
     settings.HOKM_BOT_DELAY_SECONDS = 0
     settings.HOKM_NEXT_HAND_DELAY_SECONDS = 0

@@ -51,7 +51,6 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 
-from games.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND
 from games.models import (
     CardPlay,
     ChatMessage,
@@ -64,12 +63,13 @@ from games.models import (
     Table,
     Trick,
 )
-from games.protocol import ProtocolError, parse_client_message
-from games.selectors import match_state_build
-from games.socket_limits import CLOSE_TOO_LARGE, CLOSE_TOO_MANY
+from games.play.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND
+from games.play.protocol import ProtocolError, parse_client_message
+from games.play.selectors import match_state_build
+from games.play.socket_limits import CLOSE_TOO_LARGE, CLOSE_TOO_MANY
 from tests.games.factories import UserFactory, open_table
-from tests.games.test_lobby_consumers import application as lobby_application
-from tests.live.test_match_consumers import APP, make_match
+from tests.games.lobby_sockets import application as lobby_application
+from tests.live.match_sockets import APP, make_match
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -58,10 +58,11 @@ from games.engine import (
     to_json,
 )
 from games.models import Hand, Match, MatchSeat, Table
-from games.rendering import card_face, render_table
+from games.play.rendering import card_face, render_table
+from games.play.selectors import match_state_build
+from games.play.services import SeatSpec, match_create, match_step
 from games.routing import websocket_urlpatterns
-from games.selectors import match_state_build
-from games.services import SeatSpec, match_create, match_step
+from tests.accounts.players import client_for
 from tests.games.factories import UserFactory
 from tests.leakcheck import TABLE_VERSION, Audit, match_seeds
 
@@ -116,8 +117,7 @@ def _create(variant: str, target: int, seed: int, users: list, partner_draw: boo
 
 
 def _browser(user, language: str) -> Client:
-    client = Client()
-    client.force_login(user)
+    client = client_for(user)
     client.cookies["django_language"] = language
     return client
 

@@ -4,104 +4,31 @@ bad input, and what each socket may see (R8.3)."""
 from __future__ import annotations
 
 import json
-import re
 import threading
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.routing import URLRouter
-from channels.testing import WebsocketCommunicator
 from django.db import connection
 
-from games.engine import CallTrump, Card, Phase, PlayCard, Suit, legal_actions
+from games.engine import CallTrump, Card, PlayCard, Suit, legal_actions
 from games.models import CardPlay, ClientAction, Match
-from games.routing import websocket_urlpatterns
-from games.selectors import match_state_build
-from games.services import (
+from games.play.selectors import match_state_build
+from games.play.services import (
     SeatSpec,
     match_client_action,
     match_create,
     match_deal_next_hand,
 )
 from tests.games.factories import UserFactory
+from tests.live.match_sockets import (
+    check_frames,
+    connect,
+    make_match,
+    receive,
+    until_version,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-CARD = re.compile(r'"([2-9TJQKA][SHDC])"')
-APP = URLRouter(websocket_urlpatterns)
-
-
-def make_match(variant: str, *, target: int = 1, seed: int = 5, spectators: bool = True):
-    from games.models import Table
-
-    players = {"hokm4": 4, "hokm3": 3, "hokm2": 2, "hokm2-draw": 2}[variant]
-    users = [UserFactory() for _ in range(players)]
-    table = Table.objects.create(
-        name="t", variant=variant, target=target, allow_spectators=spectators
-    )
-    match = match_create(
-        variant=variant,
-        target=target,
-        seed=seed,
-        table=table,
-        seats=[SeatSpec(name=u.username, user=u) for u in users],
-    )
-    return match, users
-
-
-async def connect(user, match_id: int, *, api: bool = True) -> WebsocketCommunicator:
-    path = f"/ws/{'api/' if api else ''}match/{match_id}/"
-    communicator = WebsocketCommunicator(APP, path)
-    communicator.scope["user"] = user
-    connected, _ = await communicator.connect()
-    assert connected
-    return communicator
-
-
-async def receive(communicator: WebsocketCommunicator) -> dict:
-    """The next frame but the chat history each socket gets after its first state and the
-    presence frames sent as players connect (they have their own tests: tests/live/test_chat.py,
-    tests/live/test_presence.py)."""
-    while True:
-        frame = json.loads(await communicator.receive_from(timeout=5))
-        if frame["type"] not in ("chat_history", "presence"):
-            return frame
-
-
-def allowed_cards(match_id: int, seat: int | None) -> set[str]:
-    """R8.3 at this moment: own cards, cards played, own discards, own stock card in the draw."""
-    hand = match_state_build(match=Match.objects.get(pk=match_id)).hand
-    allowed = set(hand.played)
-    if seat is not None:
-        allowed |= set(hand.holdings[seat]) | set(hand.discards[seat])
-        if hand.phase is Phase.DRAW and hand.to_act == seat:
-            allowed.add(hand.stock_top)
-    return {card.text for card in allowed}
-
-
-async def until_version(communicator, version: int) -> list[dict]:
-    frames = []
-    while True:
-        frame = await receive(communicator)
-        frames.append(frame)
-        if frame["type"] in ("state", "event") and frame["version"] >= version:
-            return frames
-
-
-async def check_frames(frames, match_id, seat):
-    allowed = await database_sync_to_async(allowed_cards)(match_id, seat)
-    for frame in frames:
-        frame = json.loads(json.dumps(frame))
-        view = frame["data"].get("view")
-        if view is not None:
-            # The first-Hakem flips come from their own shuffle and are public (R2.2, R2.6).
-            draw = view.pop("draw")
-            stored = await database_sync_to_async(
-                lambda: Match.objects.get(pk=match_id).hakem_draw
-            )()
-            assert draw == stored
-        shown = set(CARD.findall(json.dumps(frame)))
-        assert shown <= allowed, (seat, shown - allowed)
 
 
 @pytest.mark.parametrize("variant", ["hokm4", "hokm2-draw", "hokm3"])

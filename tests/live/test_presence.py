@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from games.engine import legal_actions
 from games.models import Match, MatchConnection, MatchSeat, Table
-from games.presence import (
+from games.play.presence import (
     ALIVE_SECONDS,
     SWEEP_SECONDS,
     connection_open,
@@ -23,22 +23,15 @@ from games.presence import (
     humans_connected,
     presence_of,
 )
-from games.selectors import match_state_build
-from games.services import SeatSpec, match_create, match_seat_leave, match_step
+from games.play.selectors import match_state_build
+from games.play.services import SeatSpec, match_create, match_seat_leave, match_step
 from tests.games.factories import UserFactory
-from tests.live.test_match_consumers import connect, make_match
-from tests.live.test_resync import (
-    frame_of_type,
-    steps,
-    table_html,
-)
+from tests.live.match_sockets import CLOSE_WAIT, connect, frame_of_type, make_match, table_html
+from tests.live.match_steps import steps
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CLOCK = 30
-#: Seconds a test waits for a consumer to finish closing (it removes the socket's row and tells
-#: the others) before asserting what that did; the default second is short on a busy machine.
-CLOSE_WAIT = 10
 #: Seconds a test waits for a frame it expects.
 FRAME_WAIT = 15
 
@@ -222,7 +215,7 @@ def test_a_row_not_refreshed_is_not_connected_and_is_swept_R8_2():
 
 
 async def test_the_heartbeat_keeps_an_open_sockets_row_alive_R8_2(monkeypatch):
-    monkeypatch.setattr("games.consumers.HEARTBEAT_SECONDS", 0.05)
+    monkeypatch.setattr("games.play.consumers.HEARTBEAT_SECONDS", 0.05)
     match, users = await database_sync_to_async(make_match)("hokm2")
     client = await connect(users[0], match.pk)
     await settled(client)
@@ -390,7 +383,7 @@ def play_to_the_end(match_id: int) -> None:
     while Match.objects.get(pk=match_id).status == Match.Status.PLAYING:
         state = match_state_build(match=Match.objects.get(pk=match_id))
         action = legal_actions(state.hand)[0]
-        from games.services import match_apply_action
+        from games.play.services import match_apply_action
 
         match_apply_action(match=match_id, seat=action.seat, action=action)
 

@@ -17,15 +17,13 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 
 from games.engine import FULL_DECK, get_variant, legal_actions, match_view, to_json
 from games.models import CardPlay, Hand, Match, MatchEvent
-from games.presence import connection_open
-from games.selectors import match_state_build
-from games.services import (
+from games.play.presence import connection_open
+from games.play.selectors import match_state_build
+from games.play.services import (
     SeatSpec,
-    match_client_action,
     match_create,
     match_deal_next_hand,
     match_seat_back,
@@ -33,20 +31,21 @@ from games.services import (
     match_step,
 )
 from tests.games.factories import UserFactory
-from tests.games.test_rendering import cards_allowed, cards_named
-from tests.live.test_match_consumers import (
-    APP,
+from tests.games.rendered_cards import cards_allowed, cards_named
+from tests.live.match_sockets import (
     CARD,
     check_frames,
+    connect,
+    frame_of_type,
     make_match,
     receive,
+    table_html,
     until_version,
 )
+from tests.live.match_steps import SEQ, step, steps
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-#: client_seq values, unique per (match, seat) because they are unique in the whole run.
-SEQ = itertools.count(1)
 CARD_TEXTS = {card.text for card in FULL_DECK}
 
 
@@ -78,35 +77,7 @@ def view_only(data: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in data.items() if key not in ("events", "event")}
 
 
-async def connect(
-    user, match_id: int, *, api: bool = True, query: str = ""
-) -> WebsocketCommunicator:
-    """A socket of ``user`` to the match; ``query`` as a reconnecting page puts it."""
-    path = f"/ws/{'api/' if api else ''}match/{match_id}/" + (f"?{query}" if query else "")
-    communicator = WebsocketCommunicator(APP, path)
-    communicator.scope["user"] = user
-    connected, _ = await communicator.connect()
-    assert connected
-    return communicator
-
-
 # -- moving the match on through the services ----------------------------------------------------
-
-
-def step(match_id: int) -> str:
-    """One change: the first legal action of the seat on turn, or the next deal once the hand is
-    decided. Returns the event kind it made."""
-    state = match_state_build(match=Match.objects.get(pk=match_id))
-    if state.awaiting_next_hand:
-        match_deal_next_hand(match=match_id)
-        return "hand_dealt"
-    action = legal_actions(state.hand)[0]
-    match_client_action(match=match_id, seat=action.seat, action=action, client_seq=next(SEQ))
-    return action.kind
-
-
-def steps(match_id: int, count: int) -> list[str]:
-    return [step(match_id) for _ in range(count)]
 
 
 def play_past_a_trick(match_id: int) -> None:
@@ -164,13 +135,6 @@ async def first_state(client) -> dict:
     frame = await receive(client)
     assert frame["type"] == "state", frame
     return frame
-
-
-async def frame_of_type(client, kind: str) -> dict:
-    while True:
-        frame = json.loads(await client.receive_from(timeout=5))
-        if frame["type"] == kind:
-            return frame
 
 
 async def resync(client, since: int) -> dict:
@@ -269,7 +233,7 @@ async def test_a_resync_with_nothing_missed_lists_no_events_R8_2():
 
 @pytest.mark.parametrize("how", ["since_in_address", "resync_message"])
 async def test_too_old_a_version_gets_the_whole_state_and_no_events_R8_2(how, monkeypatch):
-    monkeypatch.setattr("games.events.EVENTS_REPLAY_MAX", 5)
+    monkeypatch.setattr("games.play.events.EVENTS_REPLAY_MAX", 5)
     match, users = await database_sync_to_async(make_match)("hokm4", target=7)
     await database_sync_to_async(steps)(match.pk, 8)
     current = await database_sync_to_async(match_version)(match.pk)
@@ -374,13 +338,13 @@ async def test_live_event_frames_list_every_version_with_no_gap_R8_2():
 async def test_a_frame_never_shows_a_state_newer_than_its_version_R8_2(monkeypatch):
     """A move that commits while a socket reads the match must not end up in a frame labelled
     with the version before it: the frame would hold a state its events do not explain."""
-    import games.selectors
+    import games.play.selectors
 
     match, users = await database_sync_to_async(make_match)("hokm2", target=3)
     client = await connect(users[0], match.pk)
     await first_state(client)
     await frame_of_type(client, "presence")  # its own arrival: the socket is idle now
-    build = games.selectors.match_state_build
+    build = games.play.selectors.match_state_build
     moved = []
 
     def build_while_a_move_commits(**kwargs):
@@ -389,10 +353,10 @@ async def test_a_frame_never_shows_a_state_newer_than_its_version_R8_2(monkeypat
             moved[0] = step(match.pk)  # another process commits right now
         return build(**kwargs)
 
-    monkeypatch.setattr(games.selectors, "match_state_build", build_while_a_move_commits)
+    monkeypatch.setattr(games.play.selectors, "match_state_build", build_while_a_move_commits)
     # A position kept in memory is its version's by construction: the race is in building one
     # from the rows, which a process that kept none does.
-    games.selectors.positions.clear()
+    games.play.selectors.positions.clear()
     frame = await resync(client, 0)
     monkeypatch.undo()
     assert moved
@@ -490,13 +454,6 @@ def test_no_event_in_the_log_shows_a_hidden_card_R8_3(variant, settings):
 
 
 TABLE_VERSION = re.compile(r'<div id="table"[^>]* data-version="(\d+)"')
-
-
-async def table_html(client) -> str:
-    while True:
-        frame = await client.receive_from(timeout=5)
-        if 'id="table"' in frame:
-            return frame
 
 
 def html_cards_allowed(match_id: int, seat: int | None) -> set[str]:

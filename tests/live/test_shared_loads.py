@@ -1,4 +1,4 @@
-"""The sockets of one process share what they load for an event (games/loads.py,
+"""The sockets of one process share what they load for an event (games/play/loads.py,
 ``RecentLoads``): one read of the match per event, whatever the number of seats and spectators,
 none when the service that made the event ran in the same process (``event_prime``), and still
 each seat sees only its own view (R8.3)."""
@@ -10,10 +10,10 @@ import json
 import pytest
 from channels.db import database_sync_to_async
 
-from games import loads as loads_module
-from games.selectors import match_state_build
+from games.play import loads as loads_module
+from games.play.selectors import match_state_build
 from tests.games.factories import UserFactory
-from tests.live.test_match_consumers import (
+from tests.live.match_sockets import (
     check_frames,
     connect,
     make_match,

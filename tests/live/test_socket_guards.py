@@ -1,4 +1,4 @@
-"""What every socket guards against: frames over the size cap, floods (games/socket_limits.py),
+"""What every socket guards against: frames over the size cap, floods (games/play/socket_limits.py),
 handshakes from another site, people who may not play or watch, and sign-ins that ended
 (accounts/socket_sessions.py). The sign-in tests go through the project's whole ASGI stack
 (hokm_site/asgi.py) with real session cookies.
@@ -7,8 +7,8 @@ Covered elsewhere and not repeated: a message over the protocol's 4096 bytes and
 ones (tests/live/test_match_consumers.py, BAD_FRAMES), the default flood closing with 4429 (same
 file), a signed-in user who is not seated at a table without spectators (same file), spectators'
 chat, leave and back (tests/live/test_chat.py, tests/live/test_presence.py), a suspension or ban
-closing every socket (tests/live/test_enforcement_sockets.py), a bearer token deciding the user
-(tests/accounts/test_channels_auth.py), many malformed frames at once (test_fuzz_frames.py).
+closing every socket (tests/moderation/test_enforcement_sockets.py), a bearer token deciding the
+user (tests/accounts/test_channels_auth.py), many malformed frames at once (test_fuzz_frames.py).
 """
 
 from __future__ import annotations
@@ -29,29 +29,19 @@ from django.urls import reverse
 from accounts.models import User
 from accounts.socket_sessions import CLOSE_SIGNED_OUT
 from accounts.tokens import token_create, token_revoke
-from games.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND
 from games.models import Match
-from games.socket_limits import CLOSE_TOO_LARGE, CLOSE_TOO_MANY, TokenBucket
-from tests.accounts.players import PASSWORD, make_player
-from tests.accounts.test_flows import link_in
+from games.play.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND
+from games.play.socket_limits import CLOSE_TOO_LARGE, CLOSE_TOO_MANY, TokenBucket
+from tests.accounts.emails import link_in
+from tests.accounts.players import PASSWORD, client_for, make_player
 from tests.games.factories import UserFactory, open_table
-from tests.games.test_lobby_consumers import application as lobby_application
-from tests.live.test_match_consumers import APP, make_match
+from tests.games.lobby_sockets import application as lobby_application
+from tests.live.match_sockets import APP, make_match, until_closed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 db = database_sync_to_async
 OWN_ORIGIN = "http://localhost"
-
-
-async def closed(communicator: WebsocketCommunicator) -> tuple[int, list[str]]:
-    """The close code, and the text frames sent before it."""
-    frames = []
-    while True:
-        output = await communicator.receive_output(timeout=5)
-        if output["type"] == "websocket.close":
-            return output["code"], frames
-        frames.append(output.get("text") or "")
 
 
 async def next_json(communicator: WebsocketCommunicator, kind: str) -> dict[str, Any]:
@@ -97,7 +87,7 @@ async def test_a_frame_over_the_cap_gets_an_error_then_closes_with_4413(api, fra
 
     await client.send_to(**frame)
 
-    code, frames = await closed(client)
+    code, frames = await until_closed(client)
     assert code == CLOSE_TOO_LARGE
     reason = frames[-1]  # after any presence or state frame already on its way
     if api:
@@ -119,7 +109,7 @@ async def test_a_frame_at_the_cap_is_read_and_the_cap_is_a_setting(settings):
 
     settings.HOKM_SOCKET_MAX_FRAME_BYTES = 100
     await client.send_to(text_data=json.dumps({"type": "ping", "pad": "x" * 100}))
-    code, _ = await closed(client)
+    code, _ = await until_closed(client)
     assert code == CLOSE_TOO_LARGE
 
 
@@ -158,7 +148,7 @@ async def test_listening_sockets_ignore_frames_within_the_caps_and_close_past_th
         heard.append(await page.receive_output())
     assert all(output.get("text", "")[:40] == fragment for output in heard), heard
     await page.send_to(text_data="x" * (16 * 1024 + 1))
-    code, frames = await closed(page)
+    code, frames = await until_closed(page)
     assert code == CLOSE_TOO_LARGE
     assert all(frame[:40] == fragment for frame in frames)
 
@@ -169,7 +159,7 @@ async def test_listening_sockets_ignore_frames_within_the_caps_and_close_past_th
     await page.receive_from(timeout=5)
     for _ in range(20):
         await page.send_to(text_data="{}")
-    code, frames = await closed(page)
+    code, frames = await until_closed(page)
     assert code == CLOSE_TOO_MANY
     assert all(frame[:40] == fragment for frame in frames)
 
@@ -187,7 +177,7 @@ async def test_the_rate_cap_comes_from_the_settings(settings):
     for _ in range(6):
         await client.send_to(text_data='{"type": "ping"}')
 
-    code, frames = await closed(client)
+    code, frames = await until_closed(client)
     kinds = [
         (f["type"], f["data"].get("code"))
         for f in map(json.loads, frames)
@@ -235,7 +225,7 @@ async def test_frames_sent_after_a_refusal_are_dropped_unread(caplog):
         assert (await client.connect())[0]
         for _ in range(3):
             await client.send_to(text_data='{"type": "action", "client_seq": 1, "action": {}}')
-        closing, frames = await closed(client)
+        closing, frames = await until_closed(client)
         assert closing == code
         assert [json.loads(f)["data"]["code"] for f in frames] == [reason]
         assert await client.receive_nothing(timeout=0.2)
@@ -245,7 +235,7 @@ async def test_frames_sent_after_a_refusal_are_dropped_unread(caplog):
 
 async def test_a_private_match_is_not_found_by_a_stranger_as_on_its_page():
     """A public table that refuses spectators says so (forbidden); a private table's match is
-    not found, so a stranger's socket learns no more than its page (games.match_views)."""
+    not found, so a stranger's socket learns no more than its page (games.play.views)."""
     stranger = await db(UserFactory)()
     match, _ = await db(make_match)("hokm2", spectators=False)
 
@@ -257,7 +247,7 @@ async def test_a_private_match_is_not_found_by_a_stranger_as_on_its_page():
     client = WebsocketCommunicator(APP, f"/ws/api/match/{match.pk}/")
     client.scope["user"] = stranger
     assert (await client.connect())[0]
-    closing, frames = await closed(client)
+    closing, frames = await until_closed(client)
     assert closing == CLOSE_NOT_FOUND
     assert [json.loads(f)["data"]["code"] for f in frames] == ["not_found"]
     await client.disconnect()
@@ -298,8 +288,7 @@ async def program_handshake(match_id: int, secret: str) -> tuple[WebsocketCommun
 
 def session_of(user: User) -> tuple[Client, tuple[bytes, bytes]]:
     """A signed-in browser: its test client, and its session cookie as a handshake header."""
-    client = Client()
-    client.force_login(user)
+    client = client_for(user)
     return client, cookie_of(client)
 
 
@@ -342,7 +331,7 @@ async def test_an_anonymous_socket_is_refused_where_spectators_are_not_allowed(a
     match, _ = await db(make_match)("hokm2", spectators=False)
     socket, accepted = await handshake(f"/ws/{'api/' if api else ''}match/{match.pk}/")
     assert accepted  # so that the close code reaches the client
-    code, frames = await closed(socket)
+    code, frames = await until_closed(socket)
     assert code == CLOSE_FORBIDDEN
     if api:
         assert json.loads(frames[0])["data"]["code"] == "login_required"
@@ -383,7 +372,7 @@ async def test_the_table_page_socket_of_a_private_table_is_refused_without_the_i
     _, cookie = await db(session_of)(outsider)
     socket, accepted = await handshake(f"/ws/table/{table.pk}/", headers=[cookie])
     assert accepted
-    assert await closed(socket) == (CLOSE_NOT_FOUND, [])
+    assert await until_closed(socket) == (CLOSE_NOT_FOUND, [])
 
 
 # -- sockets end with the sign-in ----------------------------------------------------------------
@@ -412,7 +401,7 @@ async def drain(socket: WebsocketCommunicator) -> None:
 
 async def assert_signed_out(sockets: dict[str, Any], reason: str) -> None:
     for name, socket in sockets.items():
-        code, frames = await closed(socket)
+        code, frames = await until_closed(socket)
         assert code == CLOSE_SIGNED_OUT, name
         errors = [f for f in frames if "signed_out" in f or 'id="flash"' in f]
         if name == "json":
@@ -584,8 +573,7 @@ async def test_revoking_a_token_in_the_admin_closes_its_sockets():
     assert (await next_json(program, "state"))["data"]["seat"] == 0
 
     def revoke_in_the_admin() -> int:
-        staff = Client()
-        staff.force_login(User.objects.create_superuser("boss", "boss@example.com", "x-y-z-1"))
+        staff = client_for(User.objects.create_superuser("boss", "boss@example.com", "x-y-z-1"))
         return staff.post(
             reverse("admin:accounts_apitoken_changelist"),
             {"action": "revoke", "_selected_action": [token.pk]},

@@ -1,4 +1,4 @@
-"""A socket that missed an event catches up by itself (games/consumers.py, ``_VersionWatch``).
+"""A socket that missed an event catches up by itself (games/play/consumers.py, ``_VersionWatch``).
 
 Events are sent after the commit, robustly: when the channel layer is down at that moment the
 move is stored and its event lost. The server's version watch finds the sockets behind the
@@ -13,13 +13,14 @@ import re
 import pytest
 from channels.db import database_sync_to_async
 
-from games import consumers, events
 from games.engine import CallTrump, Suit
 from games.models import Match
-from games.selectors import match_state_build
-from games.services import match_client_action
+from games.play import consumers
+from games.play.selectors import match_state_build
+from games.play.services import match_client_action
+from lib import realtime
 from tests.games.factories import UserFactory
-from tests.live.test_match_consumers import check_frames, connect, make_match, receive
+from tests.live.match_sockets import check_frames, connect, make_match, receive
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,7 +33,7 @@ def quick_watch(monkeypatch) -> None:
 
 
 class _NoLayer:
-    """What ``games.events`` finds while the channel layer is down: nothing to send to."""
+    """What ``games.play.events`` finds while the channel layer is down: nothing to send to."""
 
     def __call__(self) -> None:
         return None
@@ -66,7 +67,7 @@ async def test_sockets_that_missed_an_event_get_the_state_and_the_events_R8_2(
     for socket in [*sockets, page]:
         await drain(socket)
 
-    monkeypatch.setattr(events, "get_channel_layer", _NoLayer())
+    monkeypatch.setattr(realtime, "get_channel_layer", _NoLayer())
     version = await db(call_trump_unheard)(match.pk)
     monkeypatch.undo()
     monkeypatch.setattr(consumers, "VERSION_WATCH_SECONDS", 0.1)

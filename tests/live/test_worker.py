@@ -24,9 +24,9 @@ from django.utils import timezone
 from games.bots import greedy_action
 from games.engine import CallTrump, get_variant, new_match, view
 from games.models import CardPlay, Hand, Match, MatchEvent, MatchSeat
-from games.presence import connection_open, connection_seen
-from games.selectors import match_state_build
-from games.services import SeatSpec, match_create
+from games.play.presence import connection_open, connection_seen
+from games.play.selectors import match_state_build
+from games.play.services import SeatSpec, match_create
 from tests.live_server import ROOT, run_database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -215,7 +215,7 @@ def test_two_workers_at_once_take_every_step_once_R8_1(tmp_path, settings):
 def test_a_step_that_fails_is_retried_each_poll_not_in_a_busy_loop(monkeypatch, settings):
     """A match whose step raises (here a corrupt computer level) is logged and retried at the
     next poll; the worker neither dies nor spins on it."""
-    from games import autoplay
+    from games.play import autoplay
 
     settings.HOKM_BOT_DELAY_SECONDS = 0
     match = match_create(

@@ -1,6 +1,6 @@
 """``python manage.py bot_duel``: measure one computer player against another on duplicate deals.
 
-The work is :mod:`games.duel`; this command parses the options, shows the progress on standard
+The work is :mod:`games.bots.duel`; this command parses the options, shows the progress on standard
 error and prints the report on standard output (a table, or JSON with ``--json``).
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.duel import PLAYERS, DuelConfig, Progress, format_progress, format_report, run_duel
+from games.bots.duel import PLAYERS, DuelConfig, Progress, format_progress, format_report, run_duel
 from games.engine import DEFAULT_TARGET, VARIANTS
 
 #: On a file or pipe, a progress line at most this often (a terminal gets one line, rewritten).

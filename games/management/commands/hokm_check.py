@@ -13,7 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from games.engine.record import RecordFault, check_record
-from games.records import json_constant_refuse
+from games.history.records import json_constant_refuse
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
 """``python manage.py hokm_worker``: the worker that makes computer players move, deals the next
 hand and ends turn clocks (R8.1), for servers that do not run it in a thread (``HOKM_AUTOPLAY=
 worker``). Run one or more beside the Daphne processes; every deadline is in the database, so a
-worker can stop and start at any time and several never take a step twice (games/autoplay.py).
+worker can stop and start at any time and several never take a step twice (games/play/autoplay.py).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from games.autoplay import POLL_SECONDS, Worker
-from games.bot_pool import bot_pool_shutdown
+from games.play.autoplay import POLL_SECONDS, Worker
+from games.play.bot_pool import bot_pool_shutdown
 
 
 class Command(BaseCommand):

@@ -1,0 +1,344 @@
+"""The replay of a stored match, built from the engine's states of its hands (R8.3).
+
+``replay_build`` turns every hand of a match into compact data that the replay page embeds once
+(``json_script``) and ``static/js/replay.js`` steps through: for each hand its Hakem, dealer,
+trump, the score before and after it, every trick with its leader and winner, and, only when the
+match is over, each seat's cards when play began. A position is (hand, cards played in it); the
+page derives what a position shows from these lists alone, so the whole match costs the two
+queries of ``match_hand_states`` whatever the number of hands and tricks.
+
+While a match is being played nothing hidden goes into the data, to anyone, its players included:
+the tricks hold only the cards played, and each seat's holding is only a count (R8.3). The card
+faces the page can draw are exactly the cards the data names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, ngettext
+from django.utils.translation import gettext as _
+
+from games.engine import (
+    Card,
+    HandState,
+    Phase,
+    Suit,
+    Variant,
+    discard_count,
+    get_variant,
+    sorted_hand,
+)
+from games.models import Match, MatchSeat
+from games.play.rendering import (
+    PETALS,
+    SEAT_POSITIONS,
+    card_face,
+    seat_name,
+    seat_short_name,
+    suit_face,
+)
+
+
+@dataclass(frozen=True)
+class ReplaySeat:
+    index: int
+    name: str
+    side: int
+    position: str  # where the seat is drawn for the viewer: bottom, right, top or left
+    is_computer: bool
+    is_you: bool
+    #: Where room is short (the plate, the hand rows, the trick, the score): a computer player's
+    #: level and seat ("Hard · 2"), as on the live table; ``name`` in sentences and titles.
+    short_name: str = ""
+
+
+@dataclass(frozen=True)
+class ReplaySide:
+    index: int
+    names: list[str]
+    labels: list[tuple[str, str]]  # (short name, full name) per seat, for the score panel
+    seats: tuple[int, ...]
+    yours: bool
+    petals: range  # one per point of the target, when the target is shown as a flower
+    points: int = 0  # after the last hand played
+
+
+@dataclass(frozen=True)
+class HandLine:
+    """One hand in the list beside the table (rendered on the server, also without JavaScript)."""
+
+    number: int  # 1-based, as in the position URL (#h3)
+    hakem: str
+    trump: Any  # a games.play.rendering.SuitFace, or None before the call
+    tricks_played: int
+    result: str  # who won and how many points, empty while it is played
+    kot: bool
+    hakem_kot: bool
+    winner_side: int | None
+    score_after: list[int] | None
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What the replay page needs: the data for its script, and what it renders itself."""
+
+    data: dict[str, Any]
+    faces: SafeString  # every card the data names, drawn once for the script to copy
+    seats: list[ReplaySeat]
+    sides: list[ReplaySide]
+    hands: list[HandLine]
+    viewer: int
+    revealed: bool  # the match is over: every hand face up, the unfinished one too
+    shows_cards: bool  # some hand is face up (a finished hand of a match still played, R8.3)
+    variant_title: str
+
+
+def replay_build(
+    *,
+    match: Match,
+    seats: Sequence[MatchSeat],
+    states: Sequence[HandState],
+    revealed: bool,
+    viewer: int = 0,
+    you: int | None = None,
+) -> Replay:
+    """The replay of ``match`` from the engine states of its hands, in order
+    (``games.play.selectors.match_hand_states``).
+
+    ``revealed`` (``games.play.access.match_revealed``) puts each seat's cards of every hand in the
+    data; without it only those of the finished hands, and of the hand in play only the cards
+    played (R8.3: finished hands become fully visible in history and replay). ``viewer`` is the
+    seat drawn at the bottom of the table, ``you`` the signed-in player's seat, if any.
+    """
+    variant = get_variant(match.variant)
+    names = {seat.index: seat_name(seat) for seat in seats}
+    short_names = {seat.index: seat_short_name(seat) for seat in seats}
+    computers = {seat.index for seat in seats if seat.computer_level}
+    fallback = {
+        index: _("Seat %(number)s") % {"number": index + 1} for index in range(variant.players)
+    }
+    replay_seats = [
+        ReplaySeat(
+            index=index,
+            name=names.get(index) or fallback[index],
+            short_name=short_names.get(index) or fallback[index],
+            side=variant.side_of(index),
+            position=SEAT_POSITIONS[variant.players][(index - viewer) % variant.players],
+            is_computer=index in computers,
+            is_you=index == you,
+        )
+        for index in range(variant.players)
+    ]
+    sides = [
+        ReplaySide(
+            index=side,
+            names=[replay_seats[s].name for s in variant.seats_of(side)],
+            labels=[
+                (replay_seats[s].short_name, replay_seats[s].name) for s in variant.seats_of(side)
+            ],
+            seats=variant.seats_of(side),
+            yours=you is not None and variant.side_of(you) == side,
+            petals=range(match.target) if match.target in PETALS else range(0),
+        )
+        for side in range(variant.sides)
+    ]
+
+    hands_data: list[dict[str, Any]] = []
+    lines: list[HandLine] = []
+    shown: set[Card] = set()
+    scores = [0] * variant.sides
+    for number, state in enumerate(states):
+        before = list(scores)
+        result = state.result
+        if result is not None:
+            scores[result.winner] += result.points
+        face_up = revealed or state.result is not None
+        hand = _hand_data(state, variant=variant, revealed=face_up, sides=sides)
+        hand["number"] = number + 1
+        hand["score_before"] = before
+        hand["score_after"] = list(scores) if result is not None else None
+        hands_data.append(hand)
+        shown.update(_named_cards(hand))
+        lines.append(
+            HandLine(
+                number=number + 1,
+                hakem=replay_seats[state.hakem].name,
+                trump=suit_face(state.trump) if state.trump else None,
+                tricks_played=len(state.tricks),
+                result=hand["result"]["text"] if hand["result"] else "",
+                kot=bool(result and result.kot),
+                hakem_kot=bool(result and result.hakem_kot),
+                winner_side=result.winner if result else None,
+                score_after=hand["score_after"],
+            )
+        )
+
+    sides = [replace(side, points=scores[side.index]) for side in sides]
+    language = get_language()
+    faces = mark_safe("".join(_face_html(card.text, language) for card in sorted_hand(shown)))
+    data = {
+        "match": match.pk,
+        "variant": variant.name,
+        "players": variant.players,
+        "sides": variant.sides,
+        "target": match.target,
+        "revealed": revealed,
+        "viewer": viewer,
+        "you": you,
+        "seats": [
+            {"name": s.name, "short_name": s.short_name, "side": s.side, "computer": s.is_computer}
+            for s in replay_seats
+        ],
+        # Where each seat sits, by its distance in play order from the viewer (R1.3).
+        "layout": list(SEAT_POSITIONS[variant.players]),
+        "hands": hands_data,
+        # Said at the end of the last hand of a match that was won (R7.1).
+        "match_result": _match_result(match, sides),
+        "text": _texts(),
+    }
+    return Replay(
+        data=data,
+        faces=faces,
+        seats=replay_seats,
+        sides=sides,
+        hands=lines,
+        viewer=viewer,
+        revealed=revealed,
+        shows_cards=any("cards" in hand for hand in hands_data),
+        variant_title=str(match.get_variant_display()),
+    )
+
+
+def _hand_data(
+    state: HandState, *, variant: Variant, revealed: bool, sides: list[ReplaySide]
+) -> dict[str, Any]:
+    n = variant.players
+    tricks: list[dict[str, Any]] = [
+        {"leader": t.leader, "cards": [c.text for c in t.cards], "winner": t.winner}
+        for t in state.tricks
+    ]
+    if state.current:
+        tricks.append(
+            {"leader": state.leader, "cards": [c.text for c in state.current], "winner": None}
+        )
+    played_by: list[list[Card]] = [[] for _ in range(n)]
+    for trick in tricks:
+        for index, text in enumerate(trick["cards"]):
+            played_by[(trick["leader"] + index) % n].append(Card.parse(text))
+    # The cards each seat held when play began: those it played and those it still holds. Only
+    # their number is public while the hand is played (R8.3).
+    at_start = [played_by[s] + list(state.holdings[s]) for s in range(n)]
+    data: dict[str, Any] = {
+        "hakem": state.hakem,
+        "dealer": state.dealer,
+        "trump": state.trump.value if state.trump else None,
+        "started": state.phase in (Phase.PLAY, Phase.DONE),
+        "counts": [len(cards) for cards in at_start],
+        "tricks": tricks,
+        "result": _result_data(state, sides=sides),
+    }
+    if revealed:
+        data["cards"] = [[c.text for c in sorted_hand(cards, state.trump)] for cards in at_start]
+        if variant.has_draw:
+            data["discards"] = _discards_data(state, variant=variant)
+    return data
+
+
+def _discards_data(state: HandState, *, variant: Variant) -> list[dict[str, list[str]]]:
+    """R3.5 per seat: the cards put down from the first five, then those thrown in the draw."""
+    out = []
+    for seat in range(variant.players):
+        pile = [c.text for c in state.discards[seat]]
+        count = discard_count(state, seat)
+        out.append({"discarded": pile[:count], "thrown": pile[count:]})
+    return out
+
+
+def _result_data(state: HandState, *, sides: list[ReplaySide]) -> dict[str, Any] | None:
+    result = state.result
+    if result is None:
+        return None
+    side = sides[result.winner]
+    names = " & ".join(side.names)
+    if result.hakem_kot:
+        title = _("Hakem Kot!")
+    elif result.kot:
+        title = _("Kot!")
+    else:
+        title = ""
+    text = ngettext(
+        "%(names)s won the hand: %(points)d point",
+        "%(names)s won the hand: %(points)d points",
+        result.points,
+    ) % {"names": names, "points": result.points}
+    return {
+        "winner": result.winner,
+        "points": result.points,
+        "kot": result.kot,
+        "hakem_kot": result.hakem_kot,
+        "tricks_won": list(result.tricks_won),
+        "title": str(title),
+        "text": text,
+    }
+
+
+def _match_result(match: Match, sides: list[ReplaySide]) -> str | None:
+    # A match a moderator voided has no result, as on its summary and in the history.
+    if match.status != Match.Status.FINISHED or match.winner_side is None or match.voided:
+        return None
+    if not 0 <= match.winner_side < len(sides):
+        return None
+    names = " & ".join(sides[match.winner_side].names)
+    return _("%(names)s won the match.") % {"names": names}
+
+
+def _named_cards(hand: dict[str, Any]) -> Iterable[Card]:
+    """Every card a hand's data names (the faces the page must be able to draw)."""
+    for trick in hand["tricks"]:
+        yield from (Card.parse(text) for text in trick["cards"])
+    for cards in hand.get("cards", ()):
+        yield from (Card.parse(text) for text in cards)
+    for pile in hand.get("discards", ()):
+        yield from (Card.parse(text) for text in pile["discarded"] + pile["thrown"])
+
+
+@lru_cache(maxsize=1024)
+def _face_html(text: str, language: str | None) -> str:
+    """One card face (``games/_card.html``) in a language: the same few hundred strings every
+    time, so they are drawn once per process rather than 52 template includes per page."""
+    return render_to_string("games/_card.html", {"card": card_face(text)}).strip()
+
+
+def _texts() -> dict[str, str | dict[str, str]]:
+    """The sentences the script fills in, translated here (with ``%(name)s`` fields), and the
+    suits' names and titles by letter."""
+    return {
+        "deal": _("Hand %(hand)s: the deal. %(hakem)s is the Hakem, trump is %(trump)s."),
+        "deal_no_trump": _("Hand %(hand)s: the deal. %(hakem)s is the Hakem."),
+        "play": _("Hand %(hand)s, trick %(trick)s, card %(card)s: %(name)s plays the %(label)s."),
+        "lead": _("Hand %(hand)s, trick %(trick)s, card %(card)s: %(name)s leads the %(label)s."),
+        "led_short": _("%(name)s led"),
+        "takes": _("%(name)s takes trick %(trick)s."),
+        "takes_short": _("%(name)s takes the trick"),
+        "hand_of": _("Hand %(hand)s of %(hands)s"),
+        "at_deal": _("The deal"),
+        "at_card": _("Trick %(trick)s, card %(card)s"),
+        "at_trick": _("Trick %(trick)s complete"),
+        "not_started": _("The cards of this hand were never played."),
+        "dealing": _("This hand is being dealt: no card is played yet."),
+        "no_hands": _("No hand has been dealt."),
+        "in_play": _("The match goes on from here."),
+        "cards_count": _("%(name)s holds %(count)s cards"),
+        "no_trump": _("Not called yet"),
+        "discarded": _("Put down from the first five"),
+        "thrown": _("Thrown in the draw"),
+        "hakem_is": _("%(name)s is the Hakem"),
+        "suits": {suit.value: str(suit_face(suit).name) for suit in Suit},
+        "suit_titles": {suit.value: str(suit_face(suit).title) for suit in Suit},
+    }

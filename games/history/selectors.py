@@ -1,0 +1,427 @@
+"""Reads for the history pages: a player's matches, filtered and paginated, a match's summary, and
+the file name of its record.
+
+Every read here costs a fixed number of queries, whatever the number of matches, hands and
+filters: "My games" reads the signed-in player's ``MatchSeat`` rows (index ``(user, -match)``)
+with their match joined, filters them with ``EXISTS`` subqueries, and loads the seats of one page
+of matches in one more query; a summary reads the hands' stored results (``tricks_won``,
+``winner_side``, ``points``, ``kot``, ``hakem_kot``), never the tricks or the cards.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
+
+from django.contrib.auth import get_user_model
+from django.core.paginator import Page, Paginator
+from django.db.models import (
+    Case,
+    Exists,
+    F,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    When,
+)
+from django.utils import timezone
+from django.utils.text import slugify
+from django.utils.translation import gettext_lazy as _
+
+from games.engine import VARIANTS, Suit, get_variant
+from games.models import Hand, Match, MatchSeat
+from games.play.rendering import SuitFace, seat_name, suit_face
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+#: Matches per page of "My games".
+HISTORY_PAGE_SIZE = 20
+
+#: Variants played by two teams of partners (R1.4): seat s is on side s % 2. In the others each
+#: seat is a side of its own, and every other player is an opponent.
+PARTNERSHIP_VARIANTS = [name for name, rules in VARIANTS.items() if rules.partnerships]
+
+Result = Literal["won", "lost"]
+Computers = Literal["with", "without"]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryFilters:
+    """What "My games" is narrowed to; every field left as None does not narrow it."""
+
+    variant: str | None = None
+    #: Won or lost: matches still being played or abandoned are neither.
+    result: Result | None = None
+    #: A username: that player sat on the viewer's side.
+    partner: str | None = None
+    #: A username: that player sat on another side.
+    opponent: str | None = None
+    #: With at least one computer player, or with none.
+    computers: Computers | None = None
+    #: First and last day (inclusive, in the site's time zone) the match was created.
+    date_from: datetime.date | None = None
+    date_to: datetime.date | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A seat of a match as the history pages show it."""
+
+    seat: int
+    name: str
+    #: None for a computer player, an imported seat, a deleted account or an inactive one.
+    username: str | None
+    computer: bool
+    you: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    """One match of "My games", seen from the viewer's seat."""
+
+    match: Match
+    partners: list[Player]
+    opponents: list[Player]
+    #: Points per side, the viewer's side first.
+    scores: list[int]
+    result: Result | None
+    playing: bool
+
+    @property
+    def groups(self) -> list[tuple[str, list[Player]]]:
+        """Partners then opponents, leaving out partners where there are none."""
+        groups = [("partners", self.partners), ("opponents", self.opponents)]
+        return [(kind, players) for kind, players in groups if players]
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    rows: list[HistoryRow]
+    page: Page[WithAnnotations[MatchSeat, _MySide]]
+
+
+def _my_side() -> Case:
+    """The viewer's side, from the viewer's own ``MatchSeat`` row (R1.4)."""
+    return Case(
+        When(match__variant__in=PARTNERSHIP_VARIANTS, then=F("index") % 2),
+        default=F("index"),
+        output_field=IntegerField(),
+    )
+
+
+def _user_named(username: str) -> Subquery:
+    """The id of the user called ``username`` in any letter case (the exact spelling first).
+
+    Not correlated with the outer query, so the database looks the name up once, not per match.
+    """
+    users = get_user_model().objects.filter(username__iexact=username)
+    exact_first = Case(When(username=username, then=0), default=1, output_field=IntegerField())
+    return Subquery(users.order_by(exact_first, "pk").values("pk")[:1])
+
+
+# What the querysets below annotate their seats with, for the type checker.
+class _Parity(TypedDict):
+    parity: int
+
+
+class _MySide(TypedDict):
+    my_side: int
+
+
+class _Username(TypedDict):
+    username: str | None
+
+
+def _named_elsewhere(username: str) -> QuerySet[WithAnnotations[MatchSeat, _Parity]]:
+    """The seats of the outer row's match held by ``username``, other than the outer row's."""
+    return (
+        MatchSeat.objects.filter(match_id=OuterRef("match_id"), user_id=_user_named(username))
+        .exclude(index=OuterRef("index"))
+        .annotate(parity=F("index") % 2)
+    )
+
+
+def _with_partner(username: str) -> Q:
+    same_team = _named_elsewhere(username).filter(parity=OuterRef("index") % 2)
+    return Q(match__variant__in=PARTNERSHIP_VARIANTS) & Q(Exists(same_team))
+
+
+def _against(username: str) -> Q:
+    other_team = _named_elsewhere(username).exclude(parity=OuterRef("index") % 2)
+    teams = Q(match__variant__in=PARTNERSHIP_VARIANTS)
+    return (teams & Q(Exists(other_team))) | (~teams & Q(Exists(_named_elsewhere(username))))
+
+
+def _day_start(day: datetime.date) -> datetime.datetime:
+    return timezone.make_aware(datetime.datetime.combine(day, datetime.time.min))
+
+
+def history_seats(
+    *, user: Any, filters: HistoryFilters
+) -> QuerySet[WithAnnotations[MatchSeat, _MySide]]:
+    """The seats ``user`` held as a person, one per match, narrowed by ``filters``; each row has
+    its match joined and ``my_side`` annotated.
+
+    Newest first by match number: matches are numbered as they are created, and the index
+    ``(user, -match)`` hands the rows over in that order.
+    """
+    seats = (
+        MatchSeat.objects.filter(user=user)
+        .select_related("match")
+        .annotate(my_side=_my_side())
+        .order_by("-match_id")
+    )
+    if filters.variant:
+        seats = seats.filter(match__variant=filters.variant)
+    if filters.result is not None:
+        finished = Q(
+            match__status=Match.Status.FINISHED,
+            match__winner_side__isnull=False,
+            match__voided=False,
+        )
+        won = Q(match__winner_side=F("my_side"))
+        seats = seats.filter(finished & (won if filters.result == "won" else ~won))
+    if filters.partner:
+        seats = seats.filter(_with_partner(filters.partner))
+    if filters.opponent:
+        seats = seats.filter(_against(filters.opponent))
+    if filters.computers is not None:
+        computer = Exists(
+            MatchSeat.objects.filter(match_id=OuterRef("match_id"), computer_level__isnull=False)
+        )
+        seats = seats.filter(computer if filters.computers == "with" else ~computer)
+    if filters.date_from is not None:
+        seats = seats.filter(match__created_at__gte=_day_start(filters.date_from))
+    # The last day a date can be (9999-12-31) has no next day: it leaves the end open.
+    if filters.date_to is not None and filters.date_to < datetime.date.max:
+        next_day = filters.date_to + datetime.timedelta(days=1)
+        seats = seats.filter(match__created_at__lt=_day_start(next_day))
+    return seats
+
+
+def _seats_with_usernames() -> QuerySet[WithAnnotations[MatchSeat, _Username]]:
+    # An inactive account has no profile (404) and nothing to report: its name gets no link.
+    username = Case(When(user__is_active=True, then=F("user__username")), default=None)
+    return MatchSeat.objects.annotate(username=username).order_by("index")
+
+
+def _player(seat: WithAnnotations[MatchSeat, _Username], *, viewer_id: int | None) -> Player:
+    return Player(
+        seat=seat.index,
+        name=seat_name(seat),
+        username=seat.username,
+        computer=seat.computer_level is not None,
+        you=viewer_id is not None and seat.user_id == viewer_id,
+    )
+
+
+def history_page(
+    *,
+    user: Any,
+    filters: HistoryFilters,
+    page_number: int | str | None = 1,
+    per_page: int = HISTORY_PAGE_SIZE,
+) -> HistoryPage:
+    """One page of ``user``'s matches: three queries (the count, the page, the page's seats).
+
+    A page number that is not a number gives the first page, one out of range the last.
+    """
+    seats = history_seats(user=user, filters=filters).prefetch_related(
+        Prefetch("match__seats", queryset=_seats_with_usernames())
+    )
+    page = Paginator(seats, per_page).get_page(page_number)
+    rows = [_history_row(seat, viewer_id=user.pk) for seat in page.object_list]
+    return HistoryPage(rows=rows, page=page)
+
+
+def _history_row(mine: WithAnnotations[MatchSeat, _MySide], *, viewer_id: int) -> HistoryRow:
+    match = mine.match
+    variant = get_variant(match.variant)
+    side = mine.my_side
+    # The seats prefetched by history_page, with their usernames.
+    seats = cast("QuerySet[WithAnnotations[MatchSeat, _Username]]", match.seats.all())
+    others = [_player(s, viewer_id=viewer_id) for s in seats if s.index != mine.index]
+    scores = list(match.scores) or [0] * variant.sides
+    result: Result | None = None
+    # A voided match stays listed but has no result (a moderator took it out of the statistics).
+    if match.status == Match.Status.FINISHED and match.winner_side is not None and not match.voided:
+        result = "won" if match.winner_side == side else "lost"
+    return HistoryRow(
+        match=match,
+        partners=[p for p in others if variant.side_of(p.seat) == side],
+        opponents=[p for p in others if variant.side_of(p.seat) != side],
+        scores=[scores[side], *(points for s, points in enumerate(scores) if s != side)],
+        result=result,
+        playing=match.status == Match.Status.PLAYING,
+    )
+
+
+def history_co_players(*, user: Any, recent: int = 200) -> list[str]:
+    """Usernames of the people ``user`` played with or against in his last ``recent`` matches,
+    for the filter's suggestions: one query, its work bounded by ``recent`` whatever the length
+    of his history."""
+    recent_matches = (
+        MatchSeat.objects.filter(user=user).order_by("-match_id").values("match_id")[:recent]
+    )
+    return list(
+        MatchSeat.objects.filter(match_id__in=Subquery(recent_matches), user__isnull=False)
+        .exclude(user=user)
+        .values_list("user__username", flat=True)
+        .distinct()
+        .order_by("user__username")
+    )
+
+
+# The summary of one match.
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    index: int
+    #: "Team A" and "Team B" where partners play together (R1.4), else the player's name.
+    label: str
+    players: list[Player]
+    score: int
+    winner: bool
+    yours: bool
+
+    @property
+    def names(self) -> str:
+        return " & ".join(p.name for p in self.players)
+
+
+@dataclass(frozen=True, slots=True)
+class HandLine:
+    """One hand of the running table: who called, what, how it ended and the score after it."""
+
+    number: int  # 1-based, as people count hands and as replay links (#h3) do
+    hakem: Player
+    trump: SuitFace | None
+    #: Tricks per side so far, in the order of ``MatchSummary.sides``.
+    tricks: list[int]
+    finished: bool
+    winner: Side | None
+    points: int | None
+    kot: bool
+    hakem_kot: bool
+    #: Points per side after this hand, in the order of ``MatchSummary.sides``.
+    scores_after: list[int]
+
+    @property
+    def anchor(self) -> str:
+        return f"h{self.number}"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSummary:
+    match: Match
+    players: list[Player]
+    #: The viewer's side first, as players read "us - them"; otherwise in seat order.
+    sides: list[Side]
+    hands: list[HandLine]
+    winner: Side | None
+    team_play: bool
+    viewer_seat: int | None
+
+
+_TEAM_LABELS = (_("Team A"), _("Team B"))
+
+#: What the running table reads of each hand: its stored result, never its deck or its plays.
+_HAND_FIELDS = (
+    "number",
+    "hakem",
+    "trump",
+    "status",
+    "tricks_won",
+    "winner_side",
+    "points",
+    "kot",
+    "hakem_kot",
+)
+
+
+def match_summary_build(*, match: Match, viewer: Any) -> MatchSummary:
+    """Players by side, the final score and every hand's stored result: two queries (the seats
+    and the hands), whatever the number of hands."""
+    variant = get_variant(match.variant)
+    viewer_id = viewer.pk if getattr(viewer, "is_authenticated", False) else None
+    players = [_player(s, viewer_id=viewer_id) for s in _seats_with_usernames().filter(match=match)]
+    viewer_seat = next((p.seat for p in players if p.you), None)
+    viewer_side = variant.side_of(viewer_seat) if viewer_seat is not None else None
+    scores = list(match.scores) or [0] * variant.sides
+    order = sorted(range(variant.sides), key=lambda side: side != viewer_side)
+    sides = [
+        Side(
+            index=side,
+            label=str(_TEAM_LABELS[side]) if variant.partnerships else players[side].name,
+            players=[p for p in players if variant.side_of(p.seat) == side],
+            score=scores[side],
+            winner=match.winner_side == side,
+            yours=side == viewer_side,
+        )
+        for side in order
+    ]
+    by_index = {side.index: side for side in sides}
+    hands = Hand.objects.filter(match=match).order_by("number").only(*_HAND_FIELDS)
+    running = [0] * variant.sides
+    lines = []
+    for hand in hands:
+        tricks = [0] * variant.sides
+        for seat, count in enumerate(hand.tricks_won or []):
+            tricks[variant.side_of(seat)] += count
+        winner_side = hand.winner_side if hand.status == Hand.Status.FINISHED else None
+        finished = winner_side is not None
+        if winner_side is not None:
+            running[winner_side] += hand.points or 0
+        lines.append(
+            HandLine(
+                number=hand.number + 1,
+                hakem=players[hand.hakem],
+                trump=suit_face(Suit(hand.trump)) if hand.trump else None,
+                tricks=[tricks[side] for side in order],
+                finished=finished,
+                winner=by_index[winner_side] if winner_side is not None else None,
+                points=hand.points if finished else None,
+                kot=finished and hand.kot,
+                hakem_kot=finished and hand.hakem_kot,
+                scores_after=[running[side] for side in order],
+            )
+        )
+    return MatchSummary(
+        match=match,
+        players=players,
+        sides=sides,
+        hands=lines,
+        winner=by_index.get(match.winner_side) if match.winner_side is not None else None,
+        team_play=variant.partnerships,
+        viewer_seat=viewer_seat,
+    )
+
+
+# The record's file name.
+
+
+def record_file_names(*, match: Match, players: Sequence[str]) -> tuple[str, str]:
+    """The file name of a match's record: an ASCII one, and one that keeps names in any script.
+
+    ``hokm-hokm4-2025-03-01-ali-sara-reza-mina-match12.json``: the variant, the day the match
+    began, the players in seat order and the match number. A name with no ASCII letter (a Persian
+    name) is left out of the ASCII name and kept in the other, which browsers prefer
+    (``filename*``, RFC 6266).
+    """
+    day = timezone.localdate(match.created_at).isoformat()
+
+    def file_name(names: list[str]) -> str:
+        people = "-".join(name for name in names if name)[:80].strip("-")
+        parts = ["hokm", match.variant, day, people, f"match{match.pk}"]
+        return "-".join(part for part in parts if part) + ".json"
+
+    ascii_name = file_name([slugify(name) for name in players])
+    unicode_name = file_name([slugify(name, allow_unicode=True) for name in players])
+    return ascii_name, unicode_name

@@ -1,0 +1,480 @@
+"""Tables before their match: creating them, taking and leaving seats, starting the match.
+
+Services (writes) run in one transaction each and lock the table row, so two players racing for
+the same seat are served one after the other. What changed is announced only after the commit:
+the channel-layer group ``lobby`` hears of every change to a public table, the group
+``table.<id>`` of every change to that table; the consumers (``games.lobby.consumers``) re-render
+their fragments from the selectors below. A rule broken raises :class:`TableError` with a message
+a player can read, and nothing is written.
+
+A match starts when the last seat is taken, or when the creator of a table that allows it fills
+the empty seats with computer players. From then on the match's own seats (``MatchSeat``), not
+the table's, say who plays (docs/storage.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, cast
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from accounts.invisible_characters import (
+    INVISIBLE_CHARACTERS_MESSAGE,
+    has_control_character,
+    has_invisible_character,
+)
+from accounts.restrictions import play_banned
+from games.engine import DEFAULT_TARGET, VARIANTS, get_variant
+from games.lobby.selectors import (
+    TABLE_IDLE_SECONDS,
+    computer_player_name,
+    player_name,
+)
+from games.models import ComputerLevel, Match, Seat, Table
+from games.play.services import SeatSpec, match_create
+from lib.errors import ApplicationError
+from lib.realtime import send_on_commit
+
+if TYPE_CHECKING:
+    from accounts.models import User
+
+logger = logging.getLogger(__name__)
+
+#: The channel-layer group of the lobby page; every open public table is shown there.
+LOBBY_GROUP = "lobby"
+#: Targets a table may play to (R7.1 leaves the choice to the table; past 21 a match never ends).
+TARGET_MIN, TARGET_MAX = 1, 21
+TARGET_PRESETS = (1, 3, 5, 7, 11)
+#: Turn clocks a table may set (R8.1), in seconds; None is no clock.
+TURN_CLOCKS = (15, 30, 60)
+NAME_MAX_LENGTH = cast(int, Table._meta.get_field("name").max_length)  # a CharField has one
+#: Session key: the ids of private tables whose invite link this browser opened
+#: (see :func:`table_can_view`).
+INVITED_SESSION_KEY = "games_invited_tables"
+
+
+#: How many tables one player may open within ``TABLES_WINDOW``. Every table against the
+#: computer sets computer players thinking on the server's cores (docs/bots.md); a program opening
+#: tables in a loop would hold up everyone's computer players. An evening of play opens a few.
+TABLES_PER_WINDOW = 20
+TABLES_WINDOW = timedelta(minutes=10)
+
+
+class TableError(ApplicationError):
+    """A table rule refused the request; ``message`` says why, in words a player reads."""
+
+    def __init__(self, message: str, *, code: str = "table_refused") -> None:
+        super().__init__(code, message)
+
+
+class TooManyTablesError(TableError):
+    """The player opened ``TABLES_PER_WINDOW`` tables within ``TABLES_WINDOW``; he may open the
+    next one in ``retry_after`` seconds."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        self.retry_after = retry_after
+        super().__init__(message, code="too_many_tables")
+
+
+def _require_table_allowance(user: User) -> None:
+    """Refuse a player who opened ``TABLES_PER_WINDOW`` tables in the last ``TABLES_WINDOW``."""
+    now = timezone.now()
+    recent = list(
+        Table.objects.filter(created_by=user, created_at__gt=now - TABLES_WINDOW)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)[:TABLES_PER_WINDOW]
+    )
+    if len(recent) < TABLES_PER_WINDOW:
+        return
+    # The oldest of those leaves the window first, and with it a place for a new table.
+    wait = recent[-1] + TABLES_WINDOW - now
+    minutes = max(1, -(-int(wait.total_seconds()) // 60))
+    raise TooManyTablesError(
+        # The plural follows the wait, which may be one minute; the count and window never are.
+        ngettext(
+            "You have opened %(count)s tables in the last %(window)s minutes. "
+            "You can open another in %(minutes)s minute.",
+            "You have opened %(count)s tables in the last %(window)s minutes. "
+            "You can open another in %(minutes)s minutes.",
+            minutes,
+        )
+        % {
+            "count": TABLES_PER_WINDOW,
+            "window": int(TABLES_WINDOW.total_seconds() // 60),
+            "minutes": minutes,
+        },
+        retry_after=max(1, int(wait.total_seconds()) + 1),
+    )
+
+
+def _require_may_play(user: User) -> None:
+    """Refuse a player kept from playing: a suspension, a ban or a play ban for quitting."""
+    restriction = play_banned(user=user)
+    if restriction is not None:
+        raise TableError(restriction.message())
+
+
+def table_name_has_hidden_character(name: str) -> bool:
+    """Whether a typed table name holds a character that draws nothing or turns the text around
+    (``accounts.invisible_characters``), or a control character: a line break, a tab, a bell.
+    A name is one line; a name of control characters alone would show as an empty link in the
+    lobby.
+
+    >>> table_name_has_hidden_character("Friday\x07night"), table_name_has_hidden_character("شب")
+    (True, False)
+    """
+    return has_invisible_character(name) or has_control_character(name)
+
+
+def table_group_name(table_id: int) -> str:
+    """The channel-layer group of the people looking at one table before its match."""
+    return f"table.{table_id}"
+
+
+# -- services ------------------------------------------------------------------------------------
+
+
+def table_create(
+    *,
+    user: User,
+    name: str,
+    variant: str,
+    target: int,
+    turn_clock_seconds: int | None,
+    is_private: bool,
+    allow_spectators: bool,
+    fill_with_computer: bool,
+    computer_level: str,
+    partner_draw: bool,
+    default_name: str | None = None,
+) -> Table:
+    """Open a table with an empty seat for each player of the variant; the creator takes seat 0.
+
+    An empty ``name`` becomes ``default_name``, else "<player>'s table", shortened with "…" to
+    the longest name a table may have. A name typed may hold no invisible character
+    (``accounts.invisible_characters``); a default is not checked, as it holds a display name
+    that may be older than that check.
+    """
+    _require_may_play(user)
+    if variant not in VARIANTS:
+        raise TableError(_("Choose one of the variants offered."))
+    if not isinstance(target, int) or not TARGET_MIN <= target <= TARGET_MAX:
+        raise TableError(
+            _("The target must be between %(min)s and %(max)s points.")
+            % {"min": TARGET_MIN, "max": TARGET_MAX}
+        )
+    if turn_clock_seconds is not None and turn_clock_seconds not in TURN_CLOCKS:
+        raise TableError(_("The turn clock must be 15, 30 or 60 seconds, or none."))
+    if turn_clock_seconds is None and not is_private:
+        # R8.1: strangers at a public table must not be able to stall a match forever.
+        raise TableError(_("Only private tables can play without a turn clock."))
+    if computer_level not in ComputerLevel.values:
+        raise TableError(_("Choose one of the computer levels offered."))
+    if partner_draw and not get_variant(variant).partner_draw_allowed:
+        raise TableError(_("The draw for partners is played with four players only."))
+    if name and table_name_has_hidden_character(name):
+        raise TableError(str(INVISIBLE_CHARACTERS_MESSAGE))
+    name = (name or "").strip()
+    if len(name) > NAME_MAX_LENGTH:
+        raise TableError(
+            _("A table's name has at most %(count)s characters.") % {"count": NAME_MAX_LENGTH}
+        )
+    if not name:
+        # A name made for him is shortened, not refused: a display name of the longest kind
+        # (40 characters) with " against the computer" is longer than a table's name may be.
+        name = default_name or _("%(player)s's table") % {"player": player_name(user)}
+        if len(name) > NAME_MAX_LENGTH:
+            name = name[: NAME_MAX_LENGTH - 1].rstrip() + "…"
+    with transaction.atomic():
+        # The player's row, locked: two tables opened at once (a script's parallel requests)
+        # are counted one after the other, so neither slips past the allowance.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        _require_table_allowance(user)
+        table = Table.objects.create(
+            name=name,
+            variant=variant,
+            target=target,
+            turn_clock_seconds=turn_clock_seconds,
+            is_private=is_private,
+            allow_spectators=allow_spectators,
+            fill_with_computer=fill_with_computer,
+            computer_level=computer_level,
+            partner_draw=partner_draw,
+            created_by=user,
+        )
+        Seat.objects.bulk_create(
+            Seat(table=table, index=index, user=user if index == 0 else None)
+            for index in range(get_variant(variant).players)
+        )
+        _table_changed_on_commit(table)
+    return table
+
+
+def table_join_seat(*, table: Table, user: User, seat_index: int) -> Match | None:
+    """Sit ``user`` at seat ``seat_index``, moving them if they sat elsewhere at this table.
+
+    Returns the match when this was the last empty seat: the match starts at once.
+    """
+    _require_may_play(user)
+    with transaction.atomic():
+        locked = _table_lock(table)
+        _require_open(locked)
+        seats = _seats_of(locked)
+        if not 0 <= seat_index < len(seats):
+            raise TableError(_("This table has no seat %(seat)s.") % {"seat": seat_index + 1})
+        wanted = seats[seat_index]
+        if wanted.user_id == user.pk:
+            return None
+        if wanted.user_id is not None or wanted.computer_level is not None:
+            raise TableError(_("Someone already sits in this seat."))
+        for seat in seats:
+            if seat.user_id == user.pk:  # one seat per person at a table: move
+                seat.user = None
+                seat.save(update_fields=["user"])
+        wanted.user = user
+        wanted.save(update_fields=["user"])
+        locked.seats_changed_at = timezone.now()
+        locked.save(update_fields=["seats_changed_at"])
+        match = None
+        # A player kept from playing since he sat down stands up instead of being dealt in: the
+        # seat is free again and the table waits for someone else.
+        if all(seat.user_id is not None for seat in seats) and not _stand_up_barred(seats):
+            match = _start(locked, seats)
+        _table_changed_on_commit(locked, match=match)
+    return match
+
+
+def table_leave_seat(*, table: Table, user: User) -> None:
+    """Stand up from one's seat; only before the match starts.
+
+    A table that nobody sits at any more is closed, so the lobby shows no empty tables.
+    """
+    with transaction.atomic():
+        locked = _table_lock(table)
+        if locked.status == Table.Status.CLOSED:
+            raise TableError(_("This table is closed."))
+        if locked.status != Table.Status.OPEN:
+            raise TableError(_("The match has started: seats can only be left before the start."))
+        seats = _seats_of(locked)
+        mine = [seat for seat in seats if seat.user_id == user.pk]
+        if not mine:
+            raise TableError(_("You are not sitting at this table."))
+        for seat in mine:
+            seat.user = None
+            seat.save(update_fields=["user"])
+        # One write of the table's row: the seat change's time and, with nobody left, closed.
+        locked.seats_changed_at = timezone.now()
+        fields = ["seats_changed_at"]
+        if all(seat.user_id is None for seat in seats):
+            locked.status = Table.Status.CLOSED
+            fields.append("status")
+        locked.save(update_fields=fields)
+        _table_changed_on_commit(locked)
+
+
+def table_start(*, table: Table, user: User) -> Match:
+    """The creator, seated, starts the match now: empty seats get computer players at the
+    table's level, as do the seats of players kept from playing since they sat down.
+
+    Only at a table that fills empty seats with computer players (``fill_with_computer``);
+    other tables start by themselves once every seat is taken.
+    """
+    _require_may_play(user)
+    with transaction.atomic():
+        locked = _table_lock(table)
+        _require_open(locked)
+        if locked.created_by_id != user.pk:
+            raise TableError(_("Only the player who opened this table can start it."))
+        if not locked.fill_with_computer:
+            raise TableError(
+                _(
+                    "This table does not fill empty seats with computer players: "
+                    "it starts when every seat is taken."
+                )
+            )
+        seats = _seats_of(locked)
+        if not any(seat.user_id == user.pk for seat in seats):
+            # Having left his seat he no longer plays here: he may not deal the players who
+            # stayed a match with a computer in his place.
+            raise TableError(_("Take a seat at this table to start its match."))
+        _stand_up_barred(seats)
+        for seat in seats:
+            if seat.user_id is None and seat.computer_level is None:
+                seat.computer_level = locked.computer_level
+                seat.save(update_fields=["computer_level"])
+        match = _start(locked, seats)
+        _table_changed_on_commit(locked, match=match)
+    return match
+
+
+def play_against_computer(
+    *,
+    user: User,
+    variant: str = "hokm4",
+    target: int = DEFAULT_TARGET,
+    computer_level: str = ComputerLevel.MEDIUM,
+) -> Match:
+    """One click: a private table with ``user`` at seat 0 and computer players of
+    ``computer_level`` in the other seats, its match started at once.
+
+    An unknown level is refused (``TableError``) before anything is created.
+    """
+    _require_may_play(user)
+    with transaction.atomic(durable=True):
+        table = table_create(
+            user=user,
+            name="",
+            default_name=_("%(player)s against the computer") % {"player": player_name(user)},
+            variant=variant,
+            target=target,
+            turn_clock_seconds=None,
+            is_private=True,
+            allow_spectators=False,
+            fill_with_computer=True,
+            computer_level=computer_level,
+            partner_draw=False,
+        )
+        return table_start(table=table, user=user)
+
+
+def tables_idle_close(*, now: datetime | None = None, limit: int = 100) -> int:
+    """Close the open tables where nobody has taken or left a seat for ``TABLE_IDLE_SECONDS``;
+    how many were closed. The worker calls it on its sweep.
+
+    Each table is closed under its own lock, after a second look: a seat taken meanwhile keeps it
+    open. The players keep their seats on the closed table (the page says why it closed), and its
+    page and the lobby are told.
+    """
+    now = now or timezone.now()
+    idle_since = now - timedelta(seconds=TABLE_IDLE_SECONDS)
+    idle = Table.objects.filter(status=Table.Status.OPEN, seats_changed_at__lt=idle_since)
+    closed = 0
+    for table_id in list(idle.order_by("seats_changed_at").values_list("pk", flat=True)[:limit]):
+        with transaction.atomic(durable=True):
+            locked = _table_lock(table_id)
+            if locked.status != Table.Status.OPEN or locked.seats_changed_at >= idle_since:
+                continue
+            locked.status = Table.Status.CLOSED
+            locked.closed_idle = True
+            locked.save(update_fields=["status", "closed_idle"])
+            _table_changed_on_commit(locked)
+        closed += 1
+    if closed:
+        logger.info("closed %d idle tables", closed)
+    return closed
+
+
+def _table_lock(table: Table | int) -> Table:
+    table_id = table.pk if isinstance(table, Table) else table
+    return Table.objects.select_for_update().get(pk=table_id)
+
+
+def _require_open(table: Table) -> None:
+    if table.status == Table.Status.PLAYING:
+        raise TableError(_("The match at this table has already started."))
+    if table.status != Table.Status.OPEN:
+        raise TableError(_("This table is closed."))
+
+
+def _seats_of(table: Table) -> list[Seat]:
+    # The table row is locked: every change of its seats goes through that lock first.
+    return list(Seat.objects.filter(table=table).order_by("index"))
+
+
+def _stand_up_barred(seats: Sequence[Seat]) -> bool:
+    """Free the seats of players kept from playing now (a suspension, a ban, a play ban, a
+    rename asked for), who may have sat down before it took effect; True if any was freed.
+
+    Joining and starting check only the person asking; the others at the table are checked here,
+    under the table's lock, just before a match would deal them in.
+    """
+    freed = False
+    for seat in seats:
+        if seat.user_id is not None and play_banned(user=seat.user_id) is not None:
+            seat.user = None
+            seat.save(update_fields=["user"])
+            freed = True
+    return freed
+
+
+def _start(table: Table, seats: Sequence[Seat]) -> Match:
+    """Start the match of a full table inside the caller's transaction."""
+    specs = [
+        SeatSpec(name=player_name(seat.user), user=seat.user)
+        if seat.user is not None
+        else SeatSpec(
+            # A full table's seat without a person has a computer player.
+            name=computer_player_name(level=cast(str, seat.computer_level), index=seat.index),
+            computer_level=seat.computer_level,
+        )
+        for seat in seats
+    ]
+    match = match_create(
+        variant=table.variant,
+        target=table.target,
+        seats=specs,
+        partner_draw=table.partner_draw,
+        table=table,
+        clock_seconds=table.turn_clock_seconds,
+    )
+    table.status = Table.Status.PLAYING
+    table.save(update_fields=["status"])
+    _leave_other_tables_on_commit(table, seats)
+    return match
+
+
+def _leave_other_tables_on_commit(table: Table, seats: Sequence[Seat]) -> None:
+    """Once a match between people has started, its players stand up from the other open
+    tables they sat at, as a seek on lichess goes when a game starts: otherwise a player waiting
+    at two tables was dealt into two clocked matches at once when both filled.
+
+    Each table is left through ``table_leave_seat``, under that table's own lock, after this
+    transaction commits: taking other tables' locks while holding this one's could deadlock with
+    a table starting at the same moment. A table that started or closed meanwhile is left as it
+    is. A match against the computer alone leaves nothing: it has no clock to run out while he
+    plays elsewhere.
+    """
+    players = [seat.user_id for seat in seats if seat.user_id is not None]
+    if len(players) < 2:
+        return
+
+    def leave() -> None:
+        others = (
+            Seat.objects.filter(user_id__in=players, table__status=Table.Status.OPEN)
+            .exclude(table_id=table.pk)
+            .select_related("table", "user")
+        )
+        for seat in others:
+            assert seat.user is not None, "the seats of players (user_id__in)"
+            # A table that started or closed since has nothing left to leave.
+            with contextlib.suppress(TableError):
+                table_leave_seat(table=seat.table, user=seat.user)
+
+    transaction.on_commit(leave, robust=True)
+
+
+def _table_changed_on_commit(table: Table, *, match: Match | None = None) -> None:
+    """Tell the table's page, and the lobby for a public table, once the transaction commits.
+
+    The messages say only what changed; each consumer re-reads what its viewer may see.
+    """
+    message: dict[str, Any] = {"type": "table.changed", "table_id": table.pk}
+    if match is not None:
+        message["match_id"] = match.pk
+    send_on_commit(table_group_name(table.pk), message)
+    if not table.is_private:
+        # The change's own id: the lobby sockets of a process each hear it, and share one
+        # render of the list per change (games.lobby.consumers).
+        send_on_commit(
+            LOBBY_GROUP,
+            {"type": "lobby.changed", "table_id": table.pk, "change": uuid.uuid4().hex},
+        )

@@ -1,0 +1,232 @@
+"""Pages of the lobby and of tables before their match starts.
+
+Views stay thin: they check who may see or do what, read with the selectors of
+``games.lobby.services``, write through its services, and turn a
+:class:`~games.lobby.services.TableError` into a message on the page. Join, leave and start work as
+plain form posts and, from the table page, as htmx requests that swap the seats fragment.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django_htmx.http import HttpResponseClientRedirect
+
+from accounts.http import AuthenticatedHttpRequest, HtmxHttpRequest
+from games.engine import DEFAULT_TARGET, VARIANTS
+from games.lobby.forms import TableForm
+from games.lobby.selectors import (
+    TableView,
+    lobby_tables,
+    matches_to_watch,
+    table_can_view,
+    table_for_invite,
+    table_view,
+    user_matches_in_progress,
+    user_open_tables,
+)
+from games.lobby.services import (
+    INVITED_SESSION_KEY,
+    TARGET_MAX,
+    TARGET_MIN,
+    TARGET_PRESETS,
+    TableError,
+    play_against_computer,
+    table_create,
+    table_join_seat,
+    table_leave_seat,
+    table_start,
+)
+from games.models import VARIANT_CHOICES, ComputerLevel, Table
+
+#: How many invites a session remembers (the oldest are forgotten first).
+INVITED_SESSION_LIMIT = 50
+
+
+@require_safe
+def lobby(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "games/lobby.html",
+        {
+            "tables": lobby_tables(),
+            "my_matches": user_matches_in_progress(user=request.user),
+            "my_tables": user_open_tables(user=request.user),
+            "live_matches": matches_to_watch(),
+            "variants": VARIANT_CHOICES,
+            # The quick start offers the table form's level cards, medium chosen.
+            "computer_level": TableForm()["computer_level"],
+        },
+    )
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def table_create_view(request: AuthenticatedHttpRequest) -> HttpResponse:
+    # Bound on every POST, even an empty one: that must show what is missing, not a fresh form.
+    form = TableForm(request.POST if request.method == "POST" else None)
+    retry_after = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            table = table_create(user=request.user, **form.cleaned_data)
+        except TableError as error:
+            form.add_error(None, error.message)
+            retry_after = getattr(error, "retry_after", None)
+        else:
+            return redirect("games:table_detail", table_id=table.pk)
+    response = render(
+        request, "games/table_form.html", {"form": form, "target_presets": TARGET_PRESETS}
+    )
+    if retry_after is not None:  # too many tables opened: as the API says it (RFC 6585)
+        response.status_code = 429
+        response["Retry-After"] = str(retry_after)
+    return response
+
+
+@require_safe
+def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _table_page(request, _visible_table(request, table_id))
+
+
+@require_safe
+def table_invite(request: HttpRequest, code: str) -> HttpResponse:
+    table = table_for_invite(code)
+    if table is None:
+        raise Http404(_("This invite link is not valid."))
+    invited = [pk for pk in request.session.get(INVITED_SESSION_KEY, []) if pk != table.pk]
+    request.session[INVITED_SESSION_KEY] = [*invited, table.pk][-INVITED_SESSION_LIMIT:]
+    return _table_page(request, table)
+
+
+@require_POST
+def table_join(request: HtmxHttpRequest, table_id: int, seat: int) -> HttpResponse:
+    table = _visible_table(request, table_id)
+    if not request.user.is_authenticated:
+        return _to_login(request, table)
+    try:
+        match = table_join_seat(table=table, user=request.user, seat_index=seat)
+    except TableError as error:
+        messages.error(request, error.message)
+        match = None
+    if match is not None:
+        return _to_match(request, match.pk)
+    return _seats_response(request, table)
+
+
+@require_POST
+def table_leave(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
+    table = _visible_table(request, table_id)
+    if not request.user.is_authenticated:
+        return _to_login(request, table)
+    try:
+        table_leave_seat(table=table, user=request.user)
+    except TableError as error:
+        messages.error(request, error.message)
+    else:
+        table.refresh_from_db(fields=["status"])
+        if table.status == Table.Status.CLOSED:
+            messages.info(request, _("You left the table; nobody sits there any more."))
+            return _redirect(request, reverse("games:lobby"))
+        if not _may_view(request, table):
+            # A private table he saw only as one of its players, its invite link not opened in
+            # this browser: its page would now answer 404.
+            messages.info(request, _("You left the table."))
+            return _redirect(request, reverse("games:lobby"))
+    return _seats_response(request, table)
+
+
+@require_POST
+def table_start_view(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
+    table = _visible_table(request, table_id)
+    if not request.user.is_authenticated:
+        return _to_login(request, table)
+    try:
+        match = table_start(table=table, user=request.user)
+    except TableError as error:
+        messages.error(request, error.message)
+        return _seats_response(request, table)
+    return _to_match(request, match.pk)
+
+
+@require_POST
+def play_computer(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("games:lobby"))
+    variant = request.POST.get("variant", "hokm4")
+    # Medium unless chosen, and never remembered: each quick start asks afresh.
+    computer_level = request.POST.get("computer_level", ComputerLevel.MEDIUM)
+    try:
+        target = int(request.POST.get("target", DEFAULT_TARGET))
+    except ValueError:
+        target = 0
+    if variant not in VARIANTS or not TARGET_MIN <= target <= TARGET_MAX:
+        messages.error(request, _("Choose one of the games offered."))
+        return redirect("games:lobby")
+    try:
+        match = play_against_computer(
+            user=request.user, variant=variant, target=target, computer_level=computer_level
+        )
+    except TableError as error:
+        messages.error(request, error.message)
+        return redirect("games:lobby")
+    return redirect("games:match", match_id=match.pk)
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def _visible_table(request: HttpRequest, table_id: int) -> Table:
+    """The table, or 404 for a private table this person has no invite to: the same answer as
+    for a table that does not exist, so ids reveal nothing."""
+    table = get_object_or_404(Table, pk=table_id)
+    if not _may_view(request, table):
+        raise Http404(_("No such table."))
+    return table
+
+
+def _may_view(request: HttpRequest, table: Table) -> bool:
+    invited = request.session.get(INVITED_SESSION_KEY, [])
+    return table_can_view(table=table, user=request.user, invited_table_ids=invited)
+
+
+def _table_page(request: HttpRequest, table: Table) -> HttpResponse:
+    view = table_view(table=table, viewer=request.user)
+    if view.sends_to_match:
+        return redirect("games:match", match_id=view.match_id)
+    return render(request, "games/table_detail.html", seats_context(request, view))
+
+
+def seats_context(request: HttpRequest, view: TableView) -> dict[str, object]:
+    """What ``_table_seats.html`` needs, besides ``request`` for its forms and messages."""
+    return {"view": view, "site_url": request.build_absolute_uri("/").rstrip("/")}
+
+
+def _seats_response(request: HtmxHttpRequest, table: Table) -> HttpResponse:
+    if not request.htmx:
+        return redirect("games:table_detail", table_id=table.pk)
+    table.refresh_from_db()
+    view = table_view(table=table, viewer=request.user)
+    if view.sends_to_match and view.match_id is not None:
+        return _to_match(request, view.match_id)
+    return render(request, "games/_table_seats.html", seats_context(request, view))
+
+
+def _to_match(request: HtmxHttpRequest, match_id: int) -> HttpResponse:
+    return _redirect(request, reverse("games:match", args=[match_id]))
+
+
+def _redirect(request: HtmxHttpRequest, url: str) -> HttpResponse:
+    # htmx would follow a plain redirect and swap the whole next page into the seats.
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def _to_login(request: HtmxHttpRequest, table: Table) -> HttpResponse:
+    """To the login page, coming back to the table page (the POST itself cannot be replayed)."""
+    to_login = redirect_to_login(reverse("games:table_detail", args=[table.pk]))
+    return HttpResponseClientRedirect(to_login.url) if request.htmx else to_login

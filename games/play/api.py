@@ -1,0 +1,109 @@
+"""HTTP endpoints for programs that play with a personal API token (docs/protocol.md).
+
+A token arrives in ``Authorization: Bearer ...``; no cookie is involved, so there is no CSRF to
+guard against here and the views are exempt from it. Playing itself happens over the WebSocket.
+Each error's ``code`` is fixed; its ``message`` is in the request's language (``Accept-Language``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
+
+from accounts.restrictions import play_banned
+from accounts.tokens import bearer_credentials, user_for_token
+from games.engine import DEFAULT_TARGET, VARIANTS
+from games.lobby.services import (
+    TARGET_MAX,
+    TARGET_MIN,
+    TableError,
+    TooManyTablesError,
+    play_against_computer,
+)
+from games.models import ComputerLevel
+
+MAX_BODY_BYTES = 1024
+
+
+def _error(status: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+@csrf_exempt
+def match_start_against_computer(request: HttpRequest) -> JsonResponse:
+    """``POST /api/matches/`` ``{"variant": "hokm4", "target": 7, "level": "expert"}``: a match
+    against computer players of that level (default medium), started at once, with the token's
+    user at seat 0."""
+    if request.method != "POST":
+        # Not require_POST: its 405 has an empty HTML body, and programs read JSON errors.
+        response = _error(405, "method_not_allowed", _("use POST"))
+        response["Allow"] = "POST"
+        return response
+    raw = bearer_credentials(request.headers.get("Authorization", ""))
+    user = user_for_token(raw) if raw else None
+    if user is None:
+        response = _error(
+            401, "unauthorized", _("send a valid API token: Authorization: Bearer ...")
+        )
+        # A 401 names the scheme to authenticate with (RFC 9110, 11.6.1).
+        response["WWW-Authenticate"] = "Bearer"
+        return response
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        # Over DATA_UPLOAD_MAX_MEMORY_SIZE: Django would answer with its HTML 400 page.
+        body = None
+    if body is None or len(body) > MAX_BODY_BYTES:
+        return _error(
+            413,
+            "too_large",
+            _("the body may hold at most %(max)s bytes") % {"max": MAX_BODY_BYTES},
+        )
+    try:
+        data = json.loads(body or b"{}")
+    except (ValueError, RecursionError):
+        # RecursionError: arrays nested a thousand deep fit in MAX_BODY_BYTES.
+        return _error(400, "bad_json", _("the body is not JSON"))
+    if not isinstance(data, dict):
+        return _error(400, "bad_request", _("the body must be a JSON object"))
+    variant = data.get("variant", "hokm4")
+    target = data.get("target", DEFAULT_TARGET)
+    # A list or an object cannot be looked up in VARIANTS (unhashable): only a string can name one.
+    if not isinstance(variant, str) or variant not in VARIANTS:
+        return _error(
+            400,
+            "bad_variant",
+            _("variant must be one of %(variants)s") % {"variants": ", ".join(VARIANTS)},
+        )
+    whole = isinstance(target, int) and not isinstance(target, bool)
+    if not whole or not TARGET_MIN <= target <= TARGET_MAX:
+        return _error(
+            400,
+            "bad_target",
+            _("target must be a whole number from %(min)s to %(max)s")
+            % {"min": TARGET_MIN, "max": TARGET_MAX},
+        )
+    level = data.get("level", ComputerLevel.MEDIUM)
+    if level not in ComputerLevel.values:
+        levels = ", ".join(ComputerLevel.values)
+        return _error(400, "bad_level", _("level must be one of %(levels)s") % {"levels": levels})
+    restriction = play_banned(user=user)
+    if restriction is not None:
+        return _error(403, "play_banned", restriction.message())
+    try:
+        match = play_against_computer(
+            user=user, variant=variant, target=target, computer_level=level
+        )
+    except TooManyTablesError as error:
+        response = _error(429, "rate_limited", str(error))
+        response["Retry-After"] = str(error.retry_after)
+        return response
+    except TableError as error:
+        return _error(400, "refused", str(error))
+    return JsonResponse(
+        {"match": match.pk, "seat": 0, "socket": f"/ws/api/match/{match.pk}/"}, status=201
+    )

@@ -1,0 +1,239 @@
+"""Computer players think in processes of their own, never in the web server's.
+
+A decision of the search takes up to a few tenths of a second of CPU. Taken in a server process
+it would hold the GIL, and the event loop serving every socket of that process would wait for it.
+So the worker (``games.play.autoplay``) hands each decision to a small pool of processes and waits
+for the answer without the GIL, and without any lock of the database: ``games.play.services.
+match_step`` decides before it locks the match.
+
+The pool's processes come from a fork server that has imported this module, ``games.bots`` and
+the engine (pure Python and numpy, no Django) and nothing else: a process of its own from the
+start, never a fork of the threaded server, and quick to fork again when a pool is replaced.
+(Like any process multiprocessing starts, each also runs the top of the server's main script,
+under its ``__main__`` guard: imports only, for ``manage.py`` and the ``daphne`` script.)
+``settings.HOKM_BOT_PROCESSES`` sizes the pool; 0 decides in the calling thread (tests).
+
+A decision that fails, that is not back within its level's time limit and some slack, or that
+meets a broken pool is logged, the pool is replaced, and the greedy baseline decides instead, at
+once: a match never stalls on its computer player.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from games.bots import TIME_LIMITS, UnknownLevelError, bot_action, greedy_action
+from games.engine import Action
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_PROCESSES = 1
+#: How long past its level's time limit a decision is waited for: pickling, the pipe, a machine
+#: busy with other work.
+DECISION_SLACK_SECONDS = 2.0
+#: Added for the first decision of a new pool, whose process starts first (the fork server
+#: imports numpy and the bots once per server process).
+START_SLACK_SECONDS = 20.0
+#: How often a pool process checks that the server that started it is still running.
+SERVER_CHECK_SECONDS = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A computer player's action, the process that decided it, and whether the greedy baseline
+    stood in after the decision failed."""
+
+    action: Action
+    process_id: int
+    fallback: bool = False
+
+
+def bot_decide(
+    view: Mapping[str, Any],
+    *,
+    level: str,
+    match: Mapping[str, Any] | None = None,
+    time_limit: float | None = None,
+) -> Action:
+    """``games.bots.bot_action`` taken in the pool, with the same arguments: the same action, or
+    the greedy baseline's if the pool fails or the decision is not back within its time limit
+    and some slack."""
+    return bot_decision(view, level=level, match=match, time_limit=time_limit).action
+
+
+def bot_decision(
+    view: Mapping[str, Any],
+    *,
+    level: str,
+    match: Mapping[str, Any] | None = None,
+    time_limit: float | None = None,
+) -> Decision:
+    """:func:`bot_decide`, with the process that decided and whether greedy stood in.
+
+    An unknown level raises :class:`~games.bots.UnknownLevelError` here, before any process is
+    asked: it is an error of the stored match, not of the computer player.
+    """
+    if level not in TIME_LIMITS:
+        raise UnknownLevelError(level)
+    limit = TIME_LIMITS[level] if time_limit is None else time_limit
+    processes = pool_size()
+    if processes == 0:
+        try:
+            return _decide(view, level, match, limit)
+        except Exception:
+            logger.exception("the %s computer player failed; greedy plays instead", level)
+            return _greedy(view)
+    return _pool.decide(view, level=level, match=match, time_limit=limit, processes=processes)
+
+
+def pool_size() -> int:
+    """How many processes decide for computer players (``settings.HOKM_BOT_PROCESSES``)."""
+    from django.conf import settings
+
+    return max(0, int(getattr(settings, "HOKM_BOT_PROCESSES", DEFAULT_PROCESSES)))
+
+
+def bot_pool_shutdown() -> None:
+    """Stop the pool's processes (the worker stops, the process exits); the next decision starts
+    a new pool."""
+    _pool.shutdown()
+
+
+class _Pool:
+    """The process pool, started on the first decision and replaced after a failure."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._executor: ProcessPoolExecutor | None = None
+        self._processes = 0
+        self._warm = False  # the current executor has answered once: its process is up
+
+    def decide(
+        self,
+        view: Mapping[str, Any],
+        *,
+        level: str,
+        match: Mapping[str, Any] | None,
+        time_limit: float,
+        processes: int,
+    ) -> Decision:
+        executor, warm = self._executor_get(processes)
+        timeout = time_limit + DECISION_SLACK_SECONDS
+        if not warm:
+            timeout += START_SLACK_SECONDS
+        try:
+            future = executor.submit(_decide, view, level, match, time_limit)
+            decision = future.result(timeout=timeout)
+        except TimeoutError:
+            logger.warning(
+                "no decision of the %s computer player within %.2f s; greedy plays instead and "
+                "the bot pool is replaced",
+                level,
+                timeout,
+            )
+        except Exception:
+            logger.warning(
+                "the %s computer player failed in the bot pool; greedy plays instead and the "
+                "pool is replaced",
+                level,
+                exc_info=True,
+            )
+        else:
+            with self._lock:
+                if self._executor is executor:
+                    self._warm = True
+            return decision
+        self._replace(executor)
+        return _greedy(view)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+    def _executor_get(self, processes: int) -> tuple[ProcessPoolExecutor, bool]:
+        with self._lock:
+            if self._executor is not None and self._processes == processes:
+                return self._executor, self._warm
+            old, self._executor = self._executor, _executor_new(processes)
+            self._processes, self._warm = processes, False
+            executor = self._executor
+        if old is not None:  # the setting changed (tests): the old pool finishes its work
+            old.shutdown(wait=False)
+        return executor, False
+
+    def _replace(self, failed: ProcessPoolExecutor) -> None:
+        """Drop a pool that failed, ending its processes: one may still be thinking, and a
+        decision queued behind it would wait as long."""
+        with self._lock:
+            if self._executor is failed:
+                self._executor = None
+        # ProcessPoolExecutor has no public way to end busy workers before Python 3.14
+        # (terminate_workers); its process table is the one handle on them.
+        processes = list((getattr(failed, "_processes", None) or {}).values())
+        failed.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+
+
+_pool = _Pool()
+atexit.register(bot_pool_shutdown)
+
+
+def _executor_new(processes: int) -> ProcessPoolExecutor:
+    context: multiprocessing.context.BaseContext
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        # Forked from a server that has imported these, each pool process starts at once.
+        context.set_forkserver_preload([__name__])
+    else:
+        context = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(
+        max_workers=processes,
+        mp_context=context,
+        initializer=_pool_process_start,
+        initargs=(os.getpid(),),
+    )
+
+
+def _decide(
+    view: Mapping[str, Any], level: str, match: Mapping[str, Any] | None, time_limit: float
+) -> Decision:
+    """One decision, in whichever process runs this."""
+    action = bot_action(view, level=level, match=match, time_limit=time_limit)
+    return Decision(action, os.getpid())
+
+
+def _greedy(view: Mapping[str, Any]) -> Decision:
+    return Decision(greedy_action(view), os.getpid(), fallback=True)
+
+
+def _pool_process_start(server: int) -> None:
+    """In each pool process: Ctrl-C is the server's to handle (it stops the pool), and the process
+    ends by itself once the server is gone, even when it was killed."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(
+        target=_end_with, args=(server,), name="hokm-bot-pool-server", daemon=True
+    ).start()
+
+
+def _end_with(server: int) -> None:
+    # A killed server never stops its pool, and the fork server that started this process stays
+    # up as long as this process does (it keeps the fork server's pipe open): watch the server.
+    while True:
+        time.sleep(SERVER_CHECK_SECONDS)
+        try:
+            os.kill(server, 0)
+        except ProcessLookupError:
+            os._exit(0)

@@ -1,0 +1,818 @@
+"""Writes: every change of a match goes through these services.
+
+Each service runs in one transaction, locks the match row, lets the engine validate, stores what
+changed, bumps the match version and sends its event only after the commit (``games.play.events``).
+An action the engine refuses raises the engine's ``IllegalActionError`` before anything is written.
+
+The ``*_store_*`` helpers at the end write the rows of a hand from engine states; the services and
+the record import (``games.history.records``) both use them, so a hand is written one way only. They
+expect to run inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import partial
+from typing import TYPE_CHECKING, Any, cast
+
+from django.db import transaction
+from django.utils import timezone
+
+from games.bots import DEFAULT_LEVEL, greedy_action
+from games.engine import (
+    Action,
+    CallTrump,
+    Card,
+    Discard,
+    HandState,
+    IllegalActionError,
+    KeepOrThrow,
+    MatchOverError,
+    MatchState,
+    PlayCard,
+    discard_count,
+    get_variant,
+    match_apply,
+    new_match,
+    new_seed,
+    next_hand,
+    result_json,
+    to_json,
+    view,
+)
+from games.models import (
+    CardPlay,
+    ClientAction,
+    ComputerLevel,
+    Hand,
+    Match,
+    MatchSeat,
+    Table,
+    Trick,
+    deck_to_text,
+)
+from games.play import bot_pool
+from games.play.autoplay import autoplay_on_commit, bot_delay, next_hand_delay
+from games.play.events import match_event_on_commit
+from games.play.loads import event_prime
+from games.play.presence import humans_connected
+from games.play.selectors import Position, match_position, positions
+from games.play.signals import match_finished
+
+if TYPE_CHECKING:
+    from accounts.models import User
+
+NAME_MAX_LENGTH = cast(int, MatchSeat._meta.get_field("name").max_length)  # a CharField has one
+TARGET_MAX = 2**31 - 1  # Match.target is a PositiveIntegerField
+_SEED_RANGE = range(-(2**63), 2**63)  # a signed 64-bit column
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """Who takes a seat of a new match: a user, a computer player or neither, and the name shown."""
+
+    name: str
+    user: User | None = None
+    computer_level: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError("every seat needs a name")
+        if len(self.name) > NAME_MAX_LENGTH:
+            raise ValueError(f"a seat's name has at most {NAME_MAX_LENGTH} characters")
+        if self.user is not None and self.computer_level is not None:
+            raise ValueError("a seat is a user or a computer player, not both")
+        if self.computer_level is not None and self.computer_level not in ComputerLevel.values:
+            raise ValueError(f"unknown computer level {self.computer_level!r}")
+
+
+class StaleVersionError(Exception):
+    """The client acted on an older version of the match than the stored one; nothing changed."""
+
+    def __init__(self, *, expected: int, current: int) -> None:
+        self.expected, self.current = expected, current
+        super().__init__(f"the match is at version {current}, not {expected}")
+
+
+def match_create(
+    *,
+    variant: str,
+    target: int,
+    seats: Sequence[SeatSpec],
+    seed: int | None = None,
+    partner_draw: bool = False,
+    table: Table | None = None,
+    clock_seconds: int | None = None,
+) -> Match:
+    """Draw the first Hakem (R2), store the match with its seats and deal hand 0.
+
+    ``seats`` are in the order the players sat down. With ``partner_draw`` (R2.3, four players)
+    they are re-seated so that the drawn partners sit opposite; the stored seats are in play order
+    after the re-seating. ``clock_seconds`` is the time for each decision (R8.1), None for none.
+    """
+    rules = get_variant(variant)
+    if len(seats) != rules.players:
+        raise ValueError(f"{rules.name} is played by {rules.players}, not {len(seats)}")
+    if partner_draw and not rules.partner_draw_allowed:
+        raise ValueError(f"{rules.name} has no draw for partners (R2.3 is for four players)")
+    if isinstance(target, int) and target > TARGET_MAX:
+        raise ValueError(f"the target can be at most {TARGET_MAX} points")
+    if clock_seconds is not None and (
+        not isinstance(clock_seconds, int) or isinstance(clock_seconds, bool) or clock_seconds < 1
+    ):
+        raise ValueError("the turn clock must be a positive number of seconds, or None")
+    if seed is None:
+        seed = new_seed()
+    if seed not in _SEED_RANGE:
+        raise ValueError("the seed must fit a signed 64-bit integer")
+    state = new_match(rules, seed=seed, target=target, partner_draw=partner_draw)
+    draw = state.draw
+    assert draw is not None  # new_match always draws
+    # HakemDraw.seating[new_seat] is the seat that player had when the cards were flipped.
+    seated = [seats[old] for old in draw.seating] if draw.partner_drawn else list(seats)
+    now = timezone.now()
+    with transaction.atomic():
+        match = Match.objects.create(
+            table=table,
+            variant=rules.name,
+            target=target,
+            seed=seed,
+            partner_draw=partner_draw,
+            hakem_draw=draw.to_json(),
+            status=Match.Status.PLAYING,
+            scores=list(state.scores),
+            clock_seconds=clock_seconds,
+            created_at=now,
+            started_at=now,
+        )
+        rows = match_seats_store(match=match, seats=seated)
+        hand = hand_store_new(match=match, number=0, state=state.hand, seed=state.hand_seed, at=now)
+        match.step_at = _step_at(match=match, state=state, seats=rows, now=now)
+        match.save(update_fields=["step_at"])
+        _event_on_commit(
+            match,
+            position=Position(state=state, hand=hand, hands=1),
+            seats=rows,
+            kind="match_created",
+            data={
+                "variant": rules.name,
+                "target": target,
+                "players": [seat.name for seat in seated],
+                "hakem_draw": draw.to_json(),  # public flips from their own shuffle (R2.2, R2.6)
+                **_hand_dealt_data(number=0, state=state.hand),
+            },
+        )
+        autoplay_on_commit(match.pk)
+    return match
+
+
+def match_apply_action(
+    *,
+    match: Match | int,
+    seat: int,
+    action: Action,
+    expected_version: int | None = None,
+) -> Match:
+    """A player takes one decision of the current hand (trump call, discard, keep or throw, card).
+
+    ``seat`` is the seat of the player acting, and must be ``action.seat``. With
+    ``expected_version`` the action is refused with :class:`StaleVersionError` unless the match
+    is still at that version (a client acting on what it saw). An action the rules refuse raises
+    the engine's :class:`IllegalActionError` and nothing is written. A player who was away or had
+    left is back by acting (R8.1). Returns the match as stored.
+    """
+    with transaction.atomic():
+        locked = _match_lock(match)
+        _apply_action_on(locked, seat=seat, action=action, expected_version=expected_version)
+    return locked
+
+
+def _apply_action_on(
+    locked: Match, *, seat: int, action: Action, expected_version: int | None
+) -> None:
+    """:func:`match_apply_action` on a match whose row lock the caller holds."""
+    if action.seat != seat:
+        raise IllegalActionError("you can only act for your own seat", seat=seat)
+    if expected_version is not None and locked.version != expected_version:
+        raise StaleVersionError(expected=expected_version, current=locked.version)
+    _require_playing(locked)
+    position = match_position(match=locked, locked=True)
+    seats = _seats_of(locked)
+    extra: dict[str, Any] = {}
+    row = seats[seat]
+    if row.computer_level is None and row.status != MatchSeat.Status.PLAYING:
+        # Rolled back with the rest if the rules refuse the action.
+        row.status = MatchSeat.Status.PLAYING
+        row.save(update_fields=["status"])
+        extra["back"] = True
+    _apply_locked(locked=locked, position=position, seats=seats, action=action, extra=extra)
+
+
+def _apply_locked(
+    *,
+    locked: Match,
+    position: Position,
+    seats: list[MatchSeat],
+    action: Action,
+    extra: dict[str, Any] | None = None,
+) -> MatchState:
+    """Apply one action to the locked match and store it, its new clock and its event."""
+    before = position.state
+    after = match_apply(before, action)
+    now = timezone.now()
+    current = position.hand
+    hand_store_progress(hand=current, before=before.hand, after=after.hand, at=now)
+    locked.scores = list(after.scores)
+    if after.is_over:
+        locked.status = Match.Status.FINISHED
+        locked.winner_side = after.winner
+        locked.finished_at = now
+        _match_finished_on_commit(locked.pk)
+    locked.version += 1
+    locked.step_at = _step_at(match=locked, state=after, seats=seats, now=now)
+    locked.save(
+        update_fields=["scores", "status", "winner_side", "finished_at", "version", "step_at"]
+    )
+    data = _action_event_data(hand=current, before=before, after=after, action=action)
+    _event_on_commit(
+        locked,
+        position=Position(state=after, hand=current, hands=position.hands),
+        seats=seats,
+        kind=action.kind,
+        data=data | (extra or {}),
+    )
+    autoplay_on_commit(locked.pk)
+    return after
+
+
+def _event_on_commit(
+    locked: Match,
+    *,
+    position: Position | None,
+    seats: list[MatchSeat] | None,
+    kind: str,
+    data: dict[str, Any],
+) -> None:
+    """Log the event of the locked match's new version and send it once the transaction commits.
+
+    Before the send, on commit too, this process keeps the new ``position`` for the match's next
+    change (``games.play.selectors.positions``) and hands it with the ``seats`` to its own sockets
+    (``games.play.loads.event_prime``): neither has to read the match back. On commit, not now: a
+    change rolled back must leave nothing behind. Callbacks run in the order they were added, so
+    both are in place when the event arrives.
+    """
+    if position is not None:
+        stored = copy.copy(locked)  # the version and fields of now, not of a later change
+
+        def keep() -> None:
+            positions.put(stored, position)
+            if seats is not None:
+                event_prime(match=stored, seats=seats, state=position.state, kind=kind, data=data)
+
+        transaction.on_commit(keep, robust=True)
+    match_event_on_commit(match_id=locked.pk, version=locked.version, kind=kind, data=data)
+
+
+def _match_finished_on_commit(match_id: int) -> None:
+    """Once the finished match is stored, tell the layers above (moderation gives its quitters
+    their play bans, issue 6): a receiver that fails is logged and does not undo the match."""
+    transaction.on_commit(
+        partial(match_finished.send_robust, sender=Match, match_id=match_id), robust=True
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ClientActionResult:
+    """What became of a client's action: applied now, or applied before and acknowledged again."""
+
+    match: Match
+    applied: bool
+    version: int
+
+
+def match_client_action(
+    *,
+    match: Match | int,
+    seat: int,
+    action: Action,
+    client_seq: int,
+    user: User | None = None,
+    expected_version: int | None = None,
+) -> ClientActionResult:
+    """Apply a client's action at most once per (match, seat, client sequence id).
+
+    A client re-sends an action it saw no acknowledgement for; if that id was applied already the
+    action is acknowledged again with the version it produced and nothing else happens. Otherwise
+    it is :func:`match_apply_action` in the same transaction, and the id is stored with it, so an
+    applied action and its id commit together or not at all.
+    """
+    if not isinstance(client_seq, int) or isinstance(client_seq, bool) or client_seq < 1:
+        raise ValueError("client_seq must be a positive whole number")
+    with transaction.atomic(durable=True):
+        locked = _match_lock(match)
+        previous = (
+            ClientAction.objects.filter(match=locked, seat=seat, client_seq=client_seq)
+            .values_list("version", flat=True)
+            .first()
+        )
+        if previous is not None:
+            return ClientActionResult(match=locked, applied=False, version=previous)
+        _apply_action_on(locked, seat=seat, action=action, expected_version=expected_version)
+        ClientAction.objects.create(
+            match=locked,
+            seat=seat,
+            client_seq=client_seq,
+            user=user if getattr(user, "pk", None) else None,
+            action=to_json(action),
+            version=locked.version,
+        )
+    return ClientActionResult(match=locked, applied=True, version=locked.version)
+
+
+def match_deal_next_hand(*, match: Match | int, expected_version: int | None = None) -> Match:
+    """Deal the next hand once the current one is decided and the match is not (R6).
+
+    The Hakem is the one R6 names after the last hand; the deck comes from the hand's own seed,
+    ``hand_seed(match.seed, number)`` (R6.4). Raises the engine's ``IllegalActionError`` while
+    the current hand is being played and ``MatchOverError`` once the match is decided.
+    """
+    with transaction.atomic(durable=True):
+        locked = _match_lock(match)
+        if expected_version is not None and locked.version != expected_version:
+            raise StaleVersionError(expected=expected_version, current=locked.version)
+        _require_playing(locked)
+        position = match_position(match=locked, locked=True)
+        _deal_locked(locked=locked, position=position, seats=_seats_of(locked))
+    return locked
+
+
+def _deal_locked(*, locked: Match, position: Position, seats: list[MatchSeat]) -> None:
+    state = next_hand(position.state)
+    number = position.hands
+    now = timezone.now()
+    hand = hand_store_new(
+        match=locked, number=number, state=state.hand, seed=state.hand_seed, at=now
+    )
+    locked.version += 1
+    locked.step_at = _step_at(match=locked, state=state, seats=seats, now=now)
+    locked.save(update_fields=["version", "step_at"])
+    _event_on_commit(
+        locked,
+        position=Position(state=state, hand=hand, hands=number + 1),
+        seats=seats,
+        kind="hand_dealt",
+        data=_hand_dealt_data(number=number, state=state.hand),
+    )
+    autoplay_on_commit(locked.pk)
+
+
+# -- the clock, away players and computer takeover (R8.1) ---------------------------------------
+
+#: How many times a step decides again for a computer player when the match moved on while it
+#: was deciding; then the worker's next look at the match tries again.
+_STEP_ATTEMPTS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class _ComputerDecision:
+    """A computer player's action, decided on the match as it stood at ``version``."""
+
+    version: int
+    seat: int
+    level: str
+    action: Action
+
+
+def match_step(*, match: Match | int, now: datetime | None = None, rush: bool = False) -> bool:
+    """Take the match's automatic step if it is due: what the worker (``games.play.autoplay``) runs.
+
+    The step is the next deal, a computer player's move, the move of a person who is away or
+    left (the computer plays for him), or the end of a person's clock: then the computer decides
+    for him as the greedy baseline would and he is marked away (R8.1). A person's clock ends only
+    while some player of the match is connected; with nobody there it stops, and starts afresh
+    when a player comes back (:func:`match_clock_resume`), so a match can be left and resumed
+    (R8.2).
+
+    The step is taken under the match's row lock and only if ``step_at`` has passed, so two
+    workers (or a worker restarted mid-countdown) take it once. A computer player decides before
+    that, on the match as stored, in the bot pool (``games.play.bot_pool``): the search takes a
+    while, and the lock would hold up every other change of the match meanwhile (on SQLite, every
+    write to the database). His action is applied only if the match is still at the version he
+    decided on, else he decides again. ``rush`` takes computer steps at once, whatever their delay
+    (tests); a person's clock is never rushed. Returns True when something changed.
+    """
+    now = now or timezone.now()
+    match_id = match.pk if isinstance(match, Match) else match
+    for _ in range(_STEP_ATTEMPTS):
+        decision = _computer_decide(match_id=match_id, now=now, rush=rush)
+        taken = _step_locked(match_id=match_id, now=now, rush=rush, decision=decision)
+        if taken is not None:
+            return taken
+    return False
+
+
+def _computer_decide(*, match_id: int, now: datetime, rush: bool) -> _ComputerDecision | None:
+    """The decision of the computer player on turn, when his move is the step due: read without
+    the lock, so a write that comes meanwhile shows as a newer version under the lock."""
+    # The match row first: whatever changes after it was read also bumps its version.
+    snapshot = Match.objects.get(pk=match_id)
+    if not _step_due(snapshot, now=now, rush=rush):
+        return None
+    state = match_position(match=snapshot).state
+    seat = state.hand.to_act
+    if state.awaiting_next_hand or seat is None:
+        return None
+    row = _seats_of(snapshot)[seat]
+    level = _computer_level(snapshot, row)
+    if level is None or _away_waited_for(snapshot, row, now=now, rush=rush):
+        return None
+    action = bot_pool.bot_decide(
+        view(state.hand, seat),  # no peeking: the computer sees what the seat sees (R8.3)
+        level=level,
+        match={"scores": list(state.scores), "target": state.target},
+    )
+    return _ComputerDecision(version=snapshot.version, seat=seat, level=level, action=action)
+
+
+def _step_locked(
+    *, match_id: int, now: datetime, rush: bool, decision: _ComputerDecision | None
+) -> bool | None:
+    """The step under the match's row lock: whether something changed, or None when it is a
+    computer player's move that ``decision`` was not taken on (decide again)."""
+    with transaction.atomic(durable=True):
+        locked = _match_lock(match_id)
+        if not _step_due(locked, now=now, rush=rush):
+            return False
+        position = match_position(match=locked, locked=True)
+        state = position.state
+        seats = _seats_of(locked)
+        if state.awaiting_next_hand:
+            _deal_locked(locked=locked, position=position, seats=seats)
+            return True
+        seat = state.hand.to_act
+        if seat is None:  # nothing to decide: clear a stale step
+            locked.step_at = None
+            locked.save(update_fields=["step_at"])
+            return False
+        row = seats[seat]
+        if _away_waited_for(locked, row, now=now, rush=rush):
+            # He timed out and nobody is left at the table: wait for him rather than let the
+            # computer finish his match (R8.2). He left on purpose (LEFT): the computer plays on.
+            locked.step_at = None
+            _bump(
+                locked, kind="clock_stopped", data={"seat": seat}, fields=["step_at"], at=position
+            )
+            return True
+        level = _computer_level(locked, row)
+        if level is not None:
+            now_on = (locked.version, seat, level)
+            if decision is None or (decision.version, decision.seat, decision.level) != now_on:
+                return None  # decided on another position, or not at all: decide again
+            _apply_locked(locked=locked, position=position, seats=seats, action=decision.action)
+            return True
+        assert locked.step_at is not None, "_step_due found a step"
+        if locked.step_at > now:
+            return False  # a person's clock is never rushed
+        if not humans_connected(match_id=locked.pk, now=now):
+            # Nobody is there to wait for him: stop the clock until a player comes back.
+            locked.step_at = None
+            _bump(
+                locked, kind="clock_stopped", data={"seat": seat}, fields=["step_at"], at=position
+            )
+            return True
+        # The greedy baseline decides for him (R8.1): at once, so under the lock.
+        action = greedy_action(view(state.hand, seat))
+        row.status = MatchSeat.Status.AWAY
+        row.timeouts += 1
+        row.save(update_fields=["status", "timeouts"])
+        _apply_locked(
+            locked=locked, position=position, seats=seats, action=action, extra={"timeout": True}
+        )
+        return True
+
+
+def _step_due(match: Match, *, now: datetime, rush: bool) -> bool:
+    if match.status != Match.Status.PLAYING or match.step_at is None:
+        return False
+    return rush or match.step_at <= now
+
+
+def _computer_level(match: Match, row: MatchSeat) -> str | None:
+    """The level of the computer player deciding for the seat, None when its person decides."""
+    if row.computer_level is None and row.status == MatchSeat.Status.PLAYING:
+        return None
+    return row.computer_level or _stand_in_level(match)
+
+
+def _away_waited_for(match: Match, row: MatchSeat, *, now: datetime, rush: bool) -> bool:
+    """Whether the seat on turn is a person who timed out with nobody left at the table."""
+    return (
+        row.status == MatchSeat.Status.AWAY
+        and not rush
+        and not humans_connected(match_id=match.pk, now=now)
+    )
+
+
+def match_seat_back(*, match: Match | int, seat: int) -> Match:
+    """A person who was away, or had left, takes his seat back ("I'm back", R8.1).
+
+    If it is his turn his clock starts afresh. Taking back a seat he holds already changes
+    nothing. Raises ``MatchOverError`` once the match is over.
+    """
+    return _seat_status_set(match=match, seat=seat, status=MatchSeat.Status.PLAYING)
+
+
+def match_seat_leave(*, match: Match | int, seat: int) -> Match:
+    """A person leaves a running match: a computer player plays his seat until he takes it back
+    (R8.1). Leaving twice changes nothing. Raises ``MatchOverError`` once the match is over."""
+    return _seat_status_set(match=match, seat=seat, status=MatchSeat.Status.LEFT)
+
+
+def _seat_status_set(*, match: Match | int, seat: int, status: str) -> Match:
+    """Who decides for a person's seat now: he (PLAYING) or a computer player (LEFT). If it is
+    that seat's turn, its next step is scheduled afresh: his clock, or the computer's move."""
+    with transaction.atomic(durable=True):
+        locked = _match_lock(match)
+        _require_playing(locked)
+        seats = _seats_of(locked)
+        row = _person_seat(seats, seat)
+        if row.status == status:
+            return locked
+        row.status = status
+        row.save(update_fields=["status"])
+        position = match_position(match=locked, locked=True)
+        state = position.state
+        if state.hand.to_act == seat and not state.awaiting_next_hand:
+            locked.step_at = _step_at(match=locked, state=state, seats=seats, now=timezone.now())
+        kind = "seat_left" if status == MatchSeat.Status.LEFT else "seat_back"
+        _bump(locked, kind=kind, data={"seat": seat}, fields=["step_at"], at=position)
+        if status == MatchSeat.Status.LEFT:
+            autoplay_on_commit(locked.pk)  # the computer may be on turn for him now
+    return locked
+
+
+def match_clock_resume(*, match: Match | int) -> bool:
+    """Give a match whose clock stopped (nobody was connected) or that has no next step stored
+    its next step again; a player connecting calls this. Returns True when the step was set."""
+    with transaction.atomic(durable=True):
+        locked = _match_lock(match)
+        if locked.status != Match.Status.PLAYING or locked.step_at is not None:
+            return False
+        position = match_position(match=locked, locked=True)
+        state = position.state
+        seats = _seats_of(locked)
+        step_at = _step_at(match=locked, state=state, seats=seats, now=timezone.now())
+        if step_at is None:
+            return False
+        locked.step_at = step_at
+        seat = state.hand.to_act
+        if _clock_shown(match=locked, state=state, seats=seats):
+            _bump(
+                locked, kind="clock_started", data={"seat": seat}, fields=["step_at"], at=position
+            )
+        else:
+            locked.save(update_fields=["step_at"])
+        autoplay_on_commit(locked.pk)
+    return True
+
+
+def match_clock(*, match: Match, state: MatchState, seats: Sequence[MatchSeat]) -> dict | None:
+    """The running turn clock as clients show it: ``{"seat", "seconds", "deadline"}`` where
+    ``deadline`` is when the seat on turn runs out of time; None when no clock runs."""
+    if not _clock_shown(match=match, state=state, seats=seats) or match.step_at is None:
+        return None
+    return {
+        "seat": state.hand.to_act,
+        "seconds": match.clock_seconds,
+        "deadline": match.step_at.isoformat(),
+    }
+
+
+def _clock_shown(*, match: Match, state: MatchState, seats: Sequence[MatchSeat]) -> bool:
+    """Whether the decision pending is a person's, with a clock (not a computer's delay)."""
+    if match.status != Match.Status.PLAYING or not match.clock_seconds:
+        return False
+    if state.awaiting_next_hand or state.hand.to_act is None:
+        return False
+    row = seats[state.hand.to_act]
+    return row.computer_level is None and row.status == MatchSeat.Status.PLAYING
+
+
+def _step_at(
+    *, match: Match, state: MatchState, seats: Sequence[MatchSeat], now: datetime
+) -> datetime | None:
+    """When the match's next automatic step is due after a change made ``now``."""
+    if match.status != Match.Status.PLAYING or state.is_over:
+        return None
+    if state.awaiting_next_hand:
+        return now + timedelta(seconds=next_hand_delay())
+    seat = state.hand.to_act
+    if seat is None:
+        return None
+    row = seats[seat]
+    if row.computer_level is not None or row.status != MatchSeat.Status.PLAYING:
+        return now + timedelta(seconds=bot_delay())
+    if match.clock_seconds:
+        return now + timedelta(seconds=match.clock_seconds)
+    return None
+
+
+def _stand_in_level(match: Match) -> str:
+    """Who plays for a person who is away or left: the table's computer level."""
+    # A match without a table looks up pk=None, which finds no row (hence the default): the
+    # stubs refuse None for a pk, hence the ignore.
+    table = Table.objects.filter(pk=match.table_id).values_list(  # type: ignore[misc]
+        "computer_level", flat=True
+    )
+    return table.first() or DEFAULT_LEVEL
+
+
+def _person_seat(seats: list[MatchSeat], seat: int) -> MatchSeat:
+    if not 0 <= seat < len(seats) or seats[seat].computer_level is not None:
+        raise IllegalActionError("that seat is not a person's", seat=seat)
+    return seats[seat]
+
+
+def _bump(
+    locked: Match,
+    *,
+    kind: str,
+    data: dict[str, Any],
+    fields: list[str],
+    at: Position | None = None,
+) -> None:
+    """A change that is not a move (a seat's status, the clock): new version, event on commit.
+    ``at``: the position, which such a change leaves as it was."""
+    locked.version += 1
+    locked.save(update_fields=["version", *fields])
+    _event_on_commit(locked, position=at, seats=None, kind=kind, data=data)
+
+
+def _require_playing(locked: Match) -> None:
+    if locked.status != Match.Status.PLAYING:
+        raise MatchOverError()
+
+
+def _seats_of(locked: Match) -> list[MatchSeat]:
+    return list(MatchSeat.objects.filter(match=locked).order_by("index"))
+
+
+def _match_lock(match: Match | int) -> Match:
+    match_id = match.pk if isinstance(match, Match) else match
+    return Match.objects.select_for_update().get(pk=match_id)
+
+
+def _hand_dealt_data(*, number: int, state: HandState) -> dict[str, Any]:
+    return {"hand": number, "hakem": state.hakem, "dealer": state.dealer}
+
+
+def _action_event_data(
+    *, hand: Hand, before: MatchState, after: MatchState, action: Action
+) -> dict[str, Any]:
+    """The public facts of an action (R8.3): never a card still hidden from anyone.
+
+    A discard says how many cards, not which (R3.5); a draw turn does not say whether the first
+    card was kept, which only the seat on turn knows.
+    """
+    data: dict[str, Any] = {"hand": hand.number, "seat": action.seat}
+    if isinstance(action, CallTrump):
+        data["trump"] = action.suit.value
+    elif isinstance(action, Discard):
+        data["count"] = len(action.cards)
+    elif isinstance(action, KeepOrThrow):
+        data["turn"] = before.hand.draw_turn
+    elif isinstance(action, PlayCard):
+        data["card"] = action.card.text
+        data["trick"] = len(before.hand.tricks)
+        data["order"] = len(before.hand.current)
+        if len(after.hand.tricks) > len(before.hand.tricks):
+            data["trick_winner"] = after.hand.tricks[-1].winner
+    result = after.hand.result
+    if result is not None:
+        data["result"] = result_json(result)
+        data["scores"] = list(after.scores)
+        data["match_winner"] = after.winner
+    return data
+
+
+# -- storage helpers: rows from engine states, inside the caller's transaction -------------------
+
+
+def match_seats_store(*, match: Match, seats: Sequence[SeatSpec]) -> list[MatchSeat]:
+    """The seats of a match, ``seats[i]`` at index i (play order)."""
+    return MatchSeat.objects.bulk_create(
+        MatchSeat(
+            match=match,
+            index=index,
+            user=spec.user,
+            computer_level=spec.computer_level,
+            name=spec.name,
+        )
+        for index, spec in enumerate(seats)
+    )
+
+
+def hand_store_new(
+    *, match: Match, number: int, state: HandState, seed: int | None, at: datetime
+) -> Hand:
+    """The row of a freshly dealt hand: the engine state ``new_hand`` gave, before any action."""
+    variant = state.variant
+    return Hand.objects.create(
+        match=match,
+        number=number,
+        hakem=state.hakem,
+        dealer=state.dealer,
+        seed=seed,
+        deck=deck_to_text(state.deck),
+        discards=[[] for _ in range(variant.players)] if variant.has_draw else [],
+        keep_first=[],
+        tricks_won=list(state.tricks_won),
+        started_at=at,
+    )
+
+
+def hand_store_progress(*, hand: Hand, before: HandState, after: HandState, at: datetime) -> None:
+    """Store what happened between two states of a hand: one action when playing live, the whole
+    hand at once when importing a record.
+
+    The hand row takes the trump, the R3.5 choices, the tricks won and the result; new tricks and
+    plays get their rows, and a trick completed in between gets its winner.
+    """
+    variant = after.variant
+    hand.trump = after.trump.value if after.trump else None
+    if variant.has_draw:
+        # Only the discards from the first five are choices to store; the cards thrown in the
+        # draw follow from the deck and keep_first (R3.5).
+        hand.discards = [
+            [card.text for card in after.discards[seat][: discard_count(after, seat)]]
+            if seat in after.discarded_by
+            else []
+            for seat in range(variant.players)
+        ]
+        hand.keep_first = list(after.keep_first)
+    hand.tricks_won = list(after.tricks_won)
+    fields = ["trump", "discards", "keep_first", "tricks_won"]
+    result = after.result
+    if result is not None and hand.status != Hand.Status.FINISHED:
+        hand.status = Hand.Status.FINISHED
+        hand.winner_side = result.winner
+        hand.points = result.points
+        hand.kot = result.kot
+        hand.hakem_kot = result.hakem_kot
+        hand.finished_at = at
+        fields += ["status", "winner_side", "points", "kot", "hakem_kot", "finished_at"]
+    hand.save(update_fields=fields)
+    _tricks_store(hand=hand, before=before, after=after, at=at)
+
+
+@dataclass(frozen=True, slots=True)
+class _TrickCards:
+    leader: int
+    cards: tuple[Card, ...]
+    winner: int | None
+
+
+def _tricks_of(state: HandState) -> list[_TrickCards]:
+    tricks = [_TrickCards(t.leader, t.cards, t.winner) for t in state.tricks]
+    if state.current:
+        tricks.append(_TrickCards(state.leader, state.current, None))
+    return tricks
+
+
+def _tricks_store(*, hand: Hand, before: HandState, after: HandState, at: datetime) -> None:
+    old, new = _tricks_of(before), _tricks_of(after)
+    players = after.players
+    # The one trick that can be part played already (live play reaches it card by card).
+    existing: dict[int, Trick] = {}
+    if old and len(old[-1].cards) < players and len(new[len(old) - 1].cards) > len(old[-1].cards):
+        number = len(old) - 1
+        partial = Trick.objects.get(hand=hand, number=number)
+        if new[number].winner is not None:
+            partial.winner = new[number].winner
+            partial.save(update_fields=["winner"])
+        existing[number] = partial
+    created = Trick.objects.bulk_create(
+        Trick(hand=hand, number=number, leader=trick.leader, winner=trick.winner)
+        for number, trick in enumerate(new)
+        if number >= len(old)
+    )
+    rows = existing | {trick.number: trick for trick in created}
+    plays = []
+    for number, trick_row in sorted(rows.items()):
+        trick = new[number]
+        start = len(old[number].cards) if number < len(old) else 0
+        plays += [
+            CardPlay(
+                hand=hand,
+                trick=trick_row,
+                seat=(trick.leader + order) % players,
+                order=order,
+                card=trick.cards[order].text,
+                played_at=at,
+            )
+            for order in range(start, len(trick.cards))
+        ]
+    CardPlay.objects.bulk_create(plays)
