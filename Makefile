@@ -20,9 +20,9 @@ run: $(RUNTIME_STAMP) migrate
 migrate: $(RUNTIME_STAMP)
 	$(BIN)/python manage.py migrate --noinput
 
-# Two pytest-xdist workers: the tests that start servers and the other database tests are two
-# groups, each kept in one worker and in order, and the standalone tests (engine, computer
-# players) fill in beside them (tests/conftest.py says why).
+# Two pytest-xdist workers. tests/conftest.py marks the tests that start servers and the other
+# database tests as two xdist groups, but pytest 9.2 ignores them (requirements-dev.txt says why):
+# every test is handed out on its own, and each worker has its own database and Redis database.
 test: $(DEV_STAMP)
 	$(BIN)/pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
