@@ -33,6 +33,9 @@ def court_piece_view(
     face_down = state.options.double_sir and not reveal
     data: dict[str, Any] = {
         "variant": "court-piece",
+        # The table's settings are public, and a computer player deciding from this view alone
+        # needs them (``games.bots``).
+        "options": state.options.to_json(),
         "seat": seat,
         "phase": state.phase.value,
         "to_act": state.to_act,
