@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games.engine import DEFAULT_TARGET, VARIANTS, Card, Suit
+from games.engine import DEFAULT_TARGET, GAME_VARIANTS, Card, Suit
 
 # The engine is free of Django, so its titles are not translatable; these are the same titles
 # for the interface. A variant registered later without an entry here shows its engine title.
@@ -28,8 +28,17 @@ _VARIANT_TITLES = {
     "hokm3": _("Hokm, three players"),
     "hokm2": _("Hokm, two players"),
     "hokm2-draw": _("Hokm, two players with the draw"),
+    "court-piece": _("Court Piece"),
 }
-VARIANT_CHOICES = [(name, _VARIANT_TITLES.get(name, v.title)) for name, v in VARIANTS.items()]
+VARIANT_CHOICES = [(name, _VARIANT_TITLES.get(name, v.title)) for name, v in GAME_VARIANTS.items()]
+#: R9: the variants whose table settings (``options``) and ``max_deals`` mean something.
+COURT_PIECE_VARIANTS = [name for name, v in GAME_VARIANTS.items() if v.family == "court-piece"]
+
+DEAL_OUTCOMES = [
+    ("won", _("deal won")),
+    ("court", _("court")),
+    ("52-court", _("52-court")),
+]
 
 SUIT_CHOICES = [
     (Suit.SPADES.value, _("spades")),
@@ -39,7 +48,7 @@ SUIT_CHOICES = [
 ]
 
 #: R2.3: only the four-player game seats partners by a draw.
-PARTNER_DRAW_VARIANTS = [name for name, v in VARIANTS.items() if v.partner_draw_allowed]
+PARTNER_DRAW_VARIANTS = [name for name, v in GAME_VARIANTS.items() if v.partner_draw_allowed]
 
 
 class ComputerLevel(models.TextChoices):
@@ -86,6 +95,19 @@ class Table(models.Model):
         _("draw for partners"),
         default=False,
         help_text=_("Four players only: a second ace chooses the Hakem's partner (R2.3)."),
+    )
+    options = models.JSONField(
+        _("table settings"),
+        default=dict,
+        blank=True,
+        help_text=_("Court Piece only: the settings of R9.11, as the game record stores them."),
+    )
+    max_deals = models.PositiveIntegerField(
+        _("most deals"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_("Court Piece only: the match ends after this many deals (R9.10.2)."),
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -203,6 +225,18 @@ class Match(models.Model):
         _("seed"), null=True, blank=True, help_text=_("Empty for imported matches.")
     )
     partner_draw = models.BooleanField(_("draw for partners"), default=False)
+    options = models.JSONField(
+        _("table settings"),
+        default=dict,
+        blank=True,
+        help_text=_("Court Piece only: the settings of R9.11, as the game record stores them."),
+    )
+    max_deals = models.PositiveIntegerField(
+        _("most deals"),
+        null=True,
+        blank=True,
+        help_text=_("Court Piece only: the match ends after this many deals (R9.10.2)."),
+    )
     hakem_draw = models.JSONField(
         _("Hakem draw"),
         null=True,
@@ -379,6 +413,34 @@ class Hand(models.Model):
     points = models.PositiveSmallIntegerField(_("points"), null=True, blank=True)
     kot = models.BooleanField(_("Kot"), default=False)
     hakem_kot = models.BooleanField(_("Hakem Kot"), default=False)
+    # Court Piece (R9): ``hakem`` is the deal's caller, ``points`` the courts it scored (R9.7,
+    # R9.8.2), ``trump`` set once it is public or the deal is over (R9.14), and:
+    # NULL (never "") when no indicator was laid: the one "none" value.
+    indicator = models.CharField(  # noqa: DJ001
+        _("indicator"),
+        max_length=2,
+        null=True,
+        blank=True,
+        help_text=_(
+            "Hidden trump: the caller's face-down card (R9.14.1). Never shown before the reveal."
+        ),
+    )
+    reveal = models.JSONField(
+        _("reveal"),
+        null=True,
+        blank=True,
+        help_text=_("Hidden trump: the trick and seat at which trump was revealed (R9.14.2)."),
+    )
+    # NULL (never "") until a court-piece deal is decided.
+    outcome = models.CharField(  # noqa: DJ001
+        _("outcome"), max_length=10, choices=DEAL_OUTCOMES, null=True, blank=True
+    )
+    goon = models.BooleanField(
+        _("goon"), default=False, help_text=_("A court by the dealing side (R9.7).")
+    )
+    streak_court = models.BooleanField(
+        _("seven in a row"), default=False, help_text=_("The seventh deal won in a row (R9.8.2).")
+    )
     started_at = models.DateTimeField(_("started at"), default=timezone.now)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A reference client: plays a whole Hokm match over the network with a personal API token.
+"""A reference client: plays a whole Hokm or Court Piece match over the network with a token.
 
 It starts a match against computer players (``POST /api/matches/``), then plays its seat over the
 JSON WebSocket protocol of docs/protocol.md, deciding with the greedy computer player. Run it from
@@ -7,9 +7,12 @@ the project root (it imports ``games.bots.greedy``, which is pure Python):
 
     .venv/bin/python scripts/hokm_client.py --server http://127.0.0.1:8000 --token hokm_...
 
-It prints one line per hand and the final score, and exits 0 when the match is over. When the
-connection drops it reconnects with exponential backoff and jitter, naming the last version it
-saw, and goes on where it was (R8.2).
+With ``--variant court-piece`` it plays Court Piece (R9), its table settings given as
+``--option double_sir=true --option hidden_trump=chosen`` (docs/protocol.md, "Court Piece").
+
+It prints one line per hand or deal and the final score, and exits 0 when the match is over.
+When the connection drops it reconnects with exponential backoff and jitter, naming the last
+version it saw, and goes on where it was (R8.2).
 """
 
 from __future__ import annotations
@@ -31,10 +34,21 @@ from games.bots.greedy import greedy_action  # noqa: E402
 from games.engine import to_json  # noqa: E402
 
 
-def start_match(server: str, token: str, variant: str, target: int) -> dict[str, Any]:
+def start_match(
+    server: str,
+    token: str,
+    variant: str,
+    target: int | None,
+    options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"variant": variant}
+    if target is not None:
+        body["target"] = target
+    if options:
+        body["options"] = options
     request = urllib.request.Request(
         f"{server.rstrip('/')}/api/matches/",
-        data=json.dumps({"variant": variant, "target": target}).encode(),
+        data=json.dumps(body).encode(),
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
         method="POST",
     )
@@ -150,14 +164,21 @@ class _Game:
         for result in view["results"][self.hands_reported :]:
             self.hands_reported += 1
             if not self.quiet:
-                kot = " (Kot)" if result["kot"] else ""
-                side, points = result["winner"], result["points"]
-                print(f"hand {self.hands_reported}: side {side} +{points}{kot}")
+                side = result["winner"]
+                if view["variant"] == "court-piece":
+                    # R9.6, R9.7: a deal is won, or a court, goon court or 52-court.
+                    named = f" ({result['result']})" if result["result"] != "won" else ""
+                    print(f"deal {self.hands_reported}: side {side} +{result['courts']}{named}")
+                else:
+                    kot = " (Kot)" if result["kot"] else ""
+                    print(f"hand {self.hands_reported}: side {side} +{result['points']}{kot}")
         if view["over"]:
             if not self.quiet:
                 print(f"match over: score {view['scores']}, winner side {view['winner']}")
             return view
-        hand = view["hand"]
+        # Hokm's view has the hand being played, Court Piece's the deal; the greedy player takes
+        # either (games.bots).
+        hand = view["deal"] if view["variant"] == "court-piece" else view["hand"]
         if hand["to_act"] != data["seat"] or not hand["legal"]:
             return None
         if self.decided_at == message["version"]:
@@ -178,12 +199,28 @@ class _Game:
         return None
 
 
+def parse_option(text: str) -> tuple[str, Any]:
+    """``double_sir=true`` as ``("double_sir", True)``: true, false and null are JSON's."""
+    name, _, value = text.partition("=")
+    literal = {"true": True, "false": False, "null": None}
+    return name.strip(), literal.get(value.strip(), value.strip())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", default="http://127.0.0.1:8000")
     parser.add_argument("--token", required=True, help="a personal API token (hokm_...)")
     parser.add_argument("--variant", default="hokm4")
-    parser.add_argument("--target", type=int, default=7)
+    parser.add_argument(
+        "--target", type=int, help="points (Hokm, 7 by default) or courts (Court Piece, 1)"
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a Court Piece table setting (R9.11), e.g. double_sir=true or hidden_trump=blind",
+    )
     parser.add_argument("--match", type=int, help="play this match instead of starting one")
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument(
@@ -193,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.match is None:
-        started = start_match(args.server, args.token, args.variant, args.target)
+        options = dict(parse_option(text) for text in args.option)
+        started = start_match(args.server, args.token, args.variant, args.target, options)
         socket_path = started["socket"]
         if not args.quiet:
             print(f"match {started['match']} started, playing seat {started['seat']}")

@@ -46,9 +46,6 @@ class PlayCard:
     kind = "play_card"
 
 
-Action = CallTrump | Discard | KeepOrThrow | PlayCard
-
-
 @dataclass(frozen=True, slots=True)
 class ChooseIndicator:
     """R9.14.1 (Court Piece, hidden trump ``chosen``): the caller lays one of his first 5 cards
@@ -68,6 +65,11 @@ class RevealTrump:
     kind = "reveal_trump"
 
 
+#: Every action of either family: Hokm's engine refuses the two of Court Piece, and Court
+#: Piece's the discard and the draw (``games.engine.game.game_apply``).
+Action = CallTrump | Discard | KeepOrThrow | PlayCard | ChooseIndicator | RevealTrump
+
+
 class ActionFormatError(ValueError):
     """A wire message that is not an action."""
 
@@ -81,7 +83,7 @@ def to_json(action: Action) -> dict[str, Any]:
         data["cards"] = [card.text for card in action.cards]
     elif isinstance(action, KeepOrThrow):
         data["keep"] = action.keep
-    else:
+    elif isinstance(action, PlayCard | ChooseIndicator):
         data["card"] = action.card.text
     return data
 
@@ -116,6 +118,10 @@ def action_from_json(data: object, *, seat: int | None = None) -> Action:
             return KeepOrThrow(seat, keep)
         if kind == PlayCard.kind:
             return PlayCard(seat, Card.parse(data.get("card")))
+        if kind == ChooseIndicator.kind:
+            return ChooseIndicator(seat, Card.parse(data.get("card")))
+        if kind == RevealTrump.kind:
+            return RevealTrump(seat)
     except CardTextError as error:
         raise ActionFormatError(str(error)) from error
     raise ActionFormatError(f"unknown action type {kind!r}")

@@ -61,6 +61,8 @@ def new_match(
     partner_draw: bool = False,
 ) -> MatchState:
     """Draw the first Hakem (R2) and deal the first hand, everything from ``seed``."""
+    if variant.family != "hokm":
+        raise ValueError(f"{variant.name} is not a Hokm variant: games.engine.game plays it")
     if not isinstance(target, int) or isinstance(target, bool) or target < 1:
         raise ValueError("the target must be a positive whole number of points")
     draw = draw_hakem(variant, seed, partner_draw=partner_draw)

@@ -197,6 +197,8 @@ def replay_record(document: Any) -> RecordReplay:
         variant = get_variant(document.get("variant"))
     except UnknownVariantError as error:
         raise RecordFault(str(error)) from None
+    if variant.family != "hokm":
+        raise RecordFault(f"{variant.name} records are read by replay_court_piece_record")
     target = document.get("target")
     if not _is_int(target) or target < 1:
         raise RecordFault(f'"target" must be a positive whole number, not {_shown(target)}')

@@ -46,6 +46,9 @@ class Variant:
     tricks_to_win: int = 7
     partner_draw_allowed: bool = False
     title: str = ""
+    #: The game family: "hokm" (R1 to R8), or "court-piece" (R9), whose state machine is
+    #: ``games.engine.court_piece`` and whose deals these fields describe only for the site.
+    family: str = "hokm"
     deck: tuple[Card, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -151,32 +154,55 @@ HOKM2_DRAW = Variant(
     scoring=Scoring.SIDE_REACHES_SEVEN,
 )
 
+#: Court Piece / Rang (R9): four players in partnerships, the caller's 5 cards before the call
+#: and 5-4-4 after it (R9.4.1), as in hokm4; its own state machine plays it (``family``).
+COURT_PIECE = Variant(
+    name="court-piece",
+    title="Court Piece",
+    players=4,
+    hand_size=13,
+    removed=frozenset(),
+    partnerships=True,
+    hakem_draw=HakemDrawMethod.FIRST_ACE,  # R9.2.1
+    before_call=((0, 5),),
+    after_call=((1, 5), (2, 5), (3, 5)) + _rounds(range(4), 4, 2),
+    scoring=Scoring.SIDE_REACHES_SEVEN,
+    family="court-piece",
+)
+
+#: The Hokm variants (R1 to R8), which ``games.engine.hand`` and ``games.engine.match`` play.
 VARIANTS: dict[str, Variant] = {}
+#: Every variant the site plays, Hokm's and Court Piece (R9): tables, matches and records name
+#: one of these; ``games.engine.game`` plays either family.
+GAME_VARIANTS: dict[str, Variant] = {}
 
 
 def register_variant(variant: Variant) -> Variant:
-    """Make a variant available by name (the Court Piece family will register here, R9)."""
+    """Make a variant available by name."""
     dealt = sum(c for _, c in variant.before_call + variant.after_call)
     if not variant.has_draw and dealt != variant.players * variant.hand_size:
         raise ValueError(f"{variant.name}: the deal gives {dealt} cards")
-    VARIANTS[variant.name] = variant
+    if variant.family == "hokm":
+        VARIANTS[variant.name] = variant
+    GAME_VARIANTS[variant.name] = variant
     return variant
 
 
-for _variant in (HOKM4, HOKM3, HOKM2, HOKM2_DRAW):
+for _variant in (HOKM4, HOKM3, HOKM2, HOKM2_DRAW, COURT_PIECE):
     register_variant(_variant)
 
 
 class UnknownVariantError(ValueError):
     def __init__(self, name: object) -> None:
         self.name = name
-        known = ", ".join(VARIANTS)
+        known = ", ".join(GAME_VARIANTS)
         super().__init__(f"unknown variant {name!r} (known: {known})")
 
 
 def get_variant(name: object) -> Variant:
-    """The registered variant of that name; raises :class:`UnknownVariantError`."""
-    variant = VARIANTS.get(name) if isinstance(name, str) else None
+    """The registered variant of that name, of either family; raises
+    :class:`UnknownVariantError`."""
+    variant = GAME_VARIANTS.get(name) if isinstance(name, str) else None
     if variant is None:
         raise UnknownVariantError(name)
     return variant

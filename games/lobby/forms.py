@@ -11,13 +11,20 @@ from django.utils.translation import gettext_lazy as _
 from accounts.invisible_characters import INVISIBLE_CHARACTERS_MESSAGE
 from games.engine import DEFAULT_TARGET
 from games.lobby.services import (
+    MAX_DEALS_MAX,
     NAME_MAX_LENGTH,
     TARGET_MAX,
     TARGET_MIN,
     TURN_CLOCKS,
     table_name_has_hidden_character,
 )
-from games.models import PARTNER_DRAW_VARIANTS, VARIANT_CHOICES, ComputerLevel
+from games.models import (
+    COURT_PIECE_VARIANTS,
+    PARTNER_DRAW_VARIANTS,
+    SUIT_CHOICES,
+    VARIANT_CHOICES,
+    ComputerLevel,
+)
 
 #: The clock choices (R8.1); the empty value is "no clock". Each label is its own lazy string:
 #: formatting one at import time would fix its language.
@@ -128,10 +135,71 @@ class TableForm(forms.Form):
         help_text=_("Four players only: a second ace chooses the Hakem's partner."),
     )
 
+    # Court Piece's table settings (R9.11), each with one line saying what it does; the defaults
+    # are the common game: all off but the goon court.
+    double_sir = forms.BooleanField(
+        label=_("Double Sir"),
+        required=False,
+        help_text=_(
+            "Tricks pile up in the middle; a player collects the pile by winning two tricks "
+            "in a row."
+        ),
+    )
+    ace_rule = forms.BooleanField(
+        label=_("Ace rule"),
+        required=False,
+        help_text=_("With Double Sir: two tricks in a row won with aces do not collect."),
+    )
+    hidden_trump = forms.ChoiceField(
+        label=_("Hidden trump"),
+        choices=[
+            ("off", _("Off: the caller names trump aloud")),
+            ("chosen", _("Chosen: the caller lays a card face down, its suit is trump")),
+            ("blind", _("Blind: a random card of the caller's five, unseen even by him")),
+        ],
+        initial="off",
+        required=False,  # a Hokm table sends none: empty is "off"
+        help_text=_("A player who cannot follow suit may ask to see it, and must then trump."),
+    )
+    goon_court = forms.BooleanField(
+        label=_("Goon court"),
+        required=False,
+        initial=True,
+        help_text=_("A court won by the dealing side counts 3 courts."),
+    )
+    ace_caller = forms.TypedChoiceField(
+        label=_("Ace caller"),
+        choices=[("", _("Off: the first ace deals")), *SUIT_CHOICES],
+        required=False,
+        empty_value=None,
+        help_text=_("First deal only: the seat that turns up the ace of this suit calls trump."),
+    )
+    max_deals = forms.IntegerField(
+        label=_("Most deals"),
+        min_value=1,
+        max_value=MAX_DEALS_MAX,
+        required=False,
+        help_text=_("Optional: after this many deals, the side with more courts wins."),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+
+    #: The fields that are Court Piece's settings, in the order the record stores them.
+    COURT_PIECE_FIELDS = ("double_sir", "ace_rule", "hidden_trump", "goon_court", "ace_caller")
+
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
         variant = cleaned.get("variant")
+        settings = {name: cleaned.pop(name, None) for name in self.COURT_PIECE_FIELDS}
+        max_deals = cleaned.pop("max_deals", None)
+        if variant in COURT_PIECE_VARIANTS:
+            if settings["ace_rule"] and not settings["double_sir"]:
+                self.add_error("ace_rule", _("The ace rule is played with Double Sir only."))
+            cleaned["options"] = {
+                **settings,
+                "hidden_trump": settings["hidden_trump"] or "off",
+            }
+            cleaned["max_deals"] = max_deals
         if cleaned.get("partner_draw") and variant and variant not in PARTNER_DRAW_VARIANTS:
             self.add_error(
                 "partner_draw", _("The draw for partners is played with four players only.")

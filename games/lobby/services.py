@@ -33,7 +33,13 @@ from accounts.invisible_characters import (
     has_invisible_character,
 )
 from accounts.restrictions import play_banned
-from games.engine import DEFAULT_TARGET, VARIANTS, get_variant
+from games.engine import (
+    DEFAULT_TARGET,
+    GAME_VARIANTS,
+    CourtPieceOptions,
+    OptionsError,
+    get_variant,
+)
 from games.lobby.selectors import (
     TABLE_IDLE_SECONDS,
     computer_player_name,
@@ -54,6 +60,19 @@ LOBBY_GROUP = "lobby"
 #: Targets a table may play to (R7.1 leaves the choice to the table; past 21 a match never ends).
 TARGET_MIN, TARGET_MAX = 1, 21
 TARGET_PRESETS = (1, 3, 5, 7, 11)
+#: Court Piece's match is to this many courts unless the table says otherwise (R9.10.1).
+COURT_PIECE_TARGET = 1
+#: The most deals a Court Piece table may cap its match at (R9.10.2).
+MAX_DEALS_MAX = 99
+
+
+def default_target(variant: str) -> int:
+    """The target a table of ``variant`` plays to unless it says otherwise: 7 points for Hokm
+    (R7.1), 1 court for Court Piece (R9.10.1)."""
+    rules = GAME_VARIANTS.get(variant)
+    return COURT_PIECE_TARGET if rules and rules.family == "court-piece" else DEFAULT_TARGET
+
+
 #: Turn clocks a table may set (R8.1), in seconds; None is no clock.
 TURN_CLOCKS = (15, 30, 60)
 NAME_MAX_LENGTH = cast(int, Table._meta.get_field("name").max_length)  # a CharField has one
@@ -156,6 +175,8 @@ def table_create(
     computer_level: str,
     partner_draw: bool,
     default_name: str | None = None,
+    options: dict[str, Any] | None = None,
+    max_deals: int | None = None,
 ) -> Table:
     """Open a table with an empty seat for each player of the variant; the creator takes seat 0.
 
@@ -165,8 +186,9 @@ def table_create(
     that may be older than that check.
     """
     _require_may_play(user)
-    if variant not in VARIANTS:
+    if variant not in GAME_VARIANTS:
         raise TableError(_("Choose one of the variants offered."))
+    options, max_deals = _court_piece_settings(variant, options, max_deals)
     if not isinstance(target, int) or not TARGET_MIN <= target <= TARGET_MAX:
         raise TableError(
             _("The target must be between %(min)s and %(max)s points.")
@@ -209,6 +231,8 @@ def table_create(
             fill_with_computer=fill_with_computer,
             computer_level=computer_level,
             partner_draw=partner_draw,
+            options=options,
+            max_deals=max_deals,
             created_by=user,
         )
         Seat.objects.bulk_create(
@@ -217,6 +241,36 @@ def table_create(
         )
         _table_changed_on_commit(table)
     return table
+
+
+def _court_piece_settings(
+    variant: str, options: dict[str, Any] | None, max_deals: int | None
+) -> tuple[dict[str, Any], int | None]:
+    """The table settings of R9.11 as stored (every key, defaults filled in) and the most deals
+    of R9.10.2; refused with a :class:`TableError` for Hokm or when R9.11 does not allow them."""
+    if get_variant(variant).family != "court-piece":
+        if options or max_deals is not None:
+            raise TableError(_("Only Court Piece has these table settings."))
+        return {}, None
+    try:
+        settings = CourtPieceOptions.from_json(options or {})
+    except OptionsError as error:
+        if isinstance(options, dict) and options.get("ace_rule") and not options.get("double_sir"):
+            raise TableError(_("The ace rule is played with Double Sir only.")) from None
+        # The engine says which setting and why, in the protocol's English (docs/protocol.md).
+        raise TableError(
+            _("Court Piece has no such table setting: %(reason)s") % {"reason": error}
+        ) from None
+    if max_deals is not None and (
+        not isinstance(max_deals, int)
+        or isinstance(max_deals, bool)
+        or not 1 <= max_deals <= MAX_DEALS_MAX
+    ):
+        raise TableError(
+            _("The most deals must be a whole number from 1 to %(max)s, or empty.")
+            % {"max": MAX_DEALS_MAX}
+        )
+    return settings.to_json(), max_deals
 
 
 def table_join_seat(*, table: Table, user: User, seat_index: int) -> Match | None:
@@ -320,15 +374,20 @@ def play_against_computer(
     *,
     user: User,
     variant: str = "hokm4",
-    target: int = DEFAULT_TARGET,
+    target: int | None = None,
     computer_level: str = ComputerLevel.MEDIUM,
+    options: dict[str, Any] | None = None,
+    max_deals: int | None = None,
 ) -> Match:
     """One click: a private table with ``user`` at seat 0 and computer players of
     ``computer_level`` in the other seats, its match started at once.
 
-    An unknown level is refused (``TableError``) before anything is created.
+    An unknown level is refused (``TableError``) before anything is created. ``target`` defaults
+    to the variant's (:func:`default_target`); a Court Piece table takes its default settings.
     """
     _require_may_play(user)
+    if target is None:
+        target = default_target(variant)
     with transaction.atomic(durable=True):
         table = table_create(
             user=user,
@@ -342,6 +401,8 @@ def play_against_computer(
             fill_with_computer=True,
             computer_level=computer_level,
             partner_draw=False,
+            options=options,
+            max_deals=max_deals,
         )
         return table_start(table=table, user=user)
 
@@ -425,6 +486,8 @@ def _start(table: Table, seats: Sequence[Seat]) -> Match:
         partner_draw=table.partner_draw,
         table=table,
         clock_seconds=table.turn_clock_seconds,
+        options=table.options or None,
+        max_deals=table.max_deals,
     )
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status"])

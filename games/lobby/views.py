@@ -19,7 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.http import AuthenticatedHttpRequest, HtmxHttpRequest
-from games.engine import DEFAULT_TARGET, VARIANTS
+from games.engine import GAME_VARIANTS
 from games.lobby.forms import TableForm
 from games.lobby.selectors import (
     TableView,
@@ -37,6 +37,7 @@ from games.lobby.services import (
     TARGET_MIN,
     TARGET_PRESETS,
     TableError,
+    default_target,
     play_against_computer,
     table_create,
     table_join_seat,
@@ -162,10 +163,10 @@ def play_computer(request: HttpRequest) -> HttpResponse:
     # Medium unless chosen, and never remembered: each quick start asks afresh.
     computer_level = request.POST.get("computer_level", ComputerLevel.MEDIUM)
     try:
-        target = int(request.POST.get("target", DEFAULT_TARGET))
+        target = int(request.POST.get("target", default_target(variant)))
     except ValueError:
         target = 0
-    if variant not in VARIANTS or not TARGET_MIN <= target <= TARGET_MAX:
+    if variant not in GAME_VARIANTS or not TARGET_MIN <= target <= TARGET_MAX:
         messages.error(request, _("Choose one of the games offered."))
         return redirect("games:lobby")
     try:

@@ -16,12 +16,13 @@ from django.views.decorators.csrf import csrf_exempt
 
 from accounts.restrictions import play_banned
 from accounts.tokens import bearer_credentials, user_for_token
-from games.engine import DEFAULT_TARGET, VARIANTS
+from games.engine import GAME_VARIANTS
 from games.lobby.services import (
     TARGET_MAX,
     TARGET_MIN,
     TableError,
     TooManyTablesError,
+    default_target,
     play_against_computer,
 )
 from games.models import ComputerLevel
@@ -71,14 +72,14 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
     if not isinstance(data, dict):
         return _error(400, "bad_request", _("the body must be a JSON object"))
     variant = data.get("variant", "hokm4")
-    target = data.get("target", DEFAULT_TARGET)
-    # A list or an object cannot be looked up in VARIANTS (unhashable): only a string can name one.
-    if not isinstance(variant, str) or variant not in VARIANTS:
+    # A list or an object cannot be looked up (unhashable): only a string can name a variant.
+    if not isinstance(variant, str) or variant not in GAME_VARIANTS:
         return _error(
             400,
             "bad_variant",
-            _("variant must be one of %(variants)s") % {"variants": ", ".join(VARIANTS)},
+            _("variant must be one of %(variants)s") % {"variants": ", ".join(GAME_VARIANTS)},
         )
+    target = data.get("target", default_target(variant))
     whole = isinstance(target, int) and not isinstance(target, bool)
     if not whole or not TARGET_MIN <= target <= TARGET_MAX:
         return _error(
@@ -91,12 +92,25 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
     if level not in ComputerLevel.values:
         levels = ", ".join(ComputerLevel.values)
         return _error(400, "bad_level", _("level must be one of %(levels)s") % {"levels": levels})
+    # Court Piece's table settings (R9.11) and most deals (R9.10.2): the table service checks
+    # them (``refused`` when R9.11 does not allow a mix); Hokm takes neither.
+    options = data.get("options")
+    max_deals = data.get("max_deals")
+    if options is not None and not isinstance(options, dict):
+        return _error(400, "bad_options", _("options must be an object of table settings"))
+    if max_deals is not None and (not isinstance(max_deals, int) or isinstance(max_deals, bool)):
+        return _error(400, "bad_max_deals", _("max_deals must be a whole number or null"))
     restriction = play_banned(user=user)
     if restriction is not None:
         return _error(403, "play_banned", restriction.message())
     try:
         match = play_against_computer(
-            user=user, variant=variant, target=target, computer_level=level
+            user=user,
+            variant=variant,
+            target=target,
+            computer_level=level,
+            options=options,
+            max_deals=max_deals,
         )
     except TooManyTablesError as error:
         response = _error(429, "rate_limited", str(error))

@@ -26,7 +26,7 @@ from django.utils import translation
 
 from accounts.restrictions import blocked
 from accounts.socket_sessions import SessionBoundSocket, user_group_name
-from games.engine import IllegalActionError, MatchState, match_view
+from games.engine import GameState, IllegalActionError, game_view
 from games.lobby.consumers import scope_language
 from games.lobby.services import INVITED_SESSION_KEY
 from games.models import ChatMessage, Match, MatchSeat
@@ -668,7 +668,7 @@ def _chat_load(message_id: int) -> ChatMessage | None:
 def match_payload(
     match: Match,
     seats: list[MatchSeat],
-    state: MatchState,
+    state: GameState,
     seat: int | None,
     *,
     presence: Presence | None = None,
@@ -696,7 +696,7 @@ def match_payload(
         ],
         "spectators": presence.spectators,
         "clock": match_clock(match=match, state=state, seats=seats),
-        "view": match_view(state, seat),
+        "view": game_view(state, seat),
     }
 
 

@@ -20,7 +20,7 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import MatchState
+from games.engine import GameState
 from games.models import Match, MatchSeat
 from games.play.events import event_public, match_events_since
 from games.play.presence import Presence, presence_of
@@ -33,7 +33,7 @@ class Loaded:
 
     match: Match
     seats: list[MatchSeat]
-    state: MatchState
+    state: GameState
     presence: Presence
     events: list[dict[str, Any]] | None  # since the version asked for; None if not all kept
 
@@ -205,7 +205,7 @@ def event_prime(
     *,
     match: Match,
     seats: list[MatchSeat],
-    state: MatchState,
+    state: GameState,
     kind: str,
     data: dict[str, Any],
 ) -> None:

@@ -90,6 +90,8 @@ def _open(match: Match, *, user: User, seat_index: int) -> Table:
         fill_with_computer=old.fill_with_computer,
         computer_level=old.computer_level,
         partner_draw=match.partner_draw,
+        options=match.options or None,
+        max_deals=match.max_deals,
     )
     if seat_index != 0:  # the creator sits at seat 0: back to the seat he had
         table_join_seat(table=table, user=user, seat_index=seat_index)

@@ -27,11 +27,11 @@ from django.utils.translation import ngettext, pgettext, pgettext_lazy
 from accounts.invisible_characters import INVISIBLE_CHARACTERS_MESSAGE
 from games.engine import (
     Card,
-    MatchState,
+    GameState,
     Suit,
     Variant,
+    game_view,
     get_variant,
-    match_view,
     parse_cards,
     sorted_hand,
 )
@@ -78,6 +78,7 @@ _VARIANT_TITLES: dict[str, Promise] = {
     "hokm3": _("Three players"),
     "hokm2": _("Two players"),
     "hokm2-draw": _("Two players with the draw"),
+    "court-piece": _("Court Piece"),
 }
 #: Suits in the order the trump buttons show them: alternating colours, as a hand is sorted.
 _CALL_ORDER = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)
@@ -131,6 +132,7 @@ class SeatInfo:
     tricks_won: int
     discard_count: int | None
     backs: range  # one per card shown face down
+    collected: int | None = None  # Court Piece's Double Sir: tricks collected (R9.12)
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,10 @@ class Banner:
     tricks: list[int]
     #: Why a hand went to whom it did when that is not the most tricks (hokm3's tie, R5.3.3).
     note: str = ""
+    #: Court Piece (R9.6 to R9.8): won, court, 52-court; goon; the seventh deal in a row.
+    outcome: str = ""
+    goon: bool = False
+    streak_court: bool = False
 
 
 def suit_face(suit: Suit) -> SuitFace:
@@ -227,7 +233,7 @@ def render_table(
     *,
     match: Match,
     seats: list[MatchSeat],
-    state: MatchState,
+    state: GameState,
     seat: int | None,
     flash: str | None = None,
     presence: Presence | None = None,
@@ -260,6 +266,13 @@ _FLASH_MESSAGES: dict[str, Promise] = {
     "must_follow_suit": _("You must follow suit: play a card of the suit led."),
     "invalid_discard": _("Choose the right number of cards from your first five."),
     "invalid_trump": _("That is not a suit you can call."),
+    "invalid_indicator": _("Lay one of your first five cards face down."),
+    "reveal_not_allowed": _(
+        "You can ask for trump only on your turn, when you cannot follow suit."
+    ),
+    "must_trump": _("You asked for trump: play a trump if you hold one."),
+    "indicator_hidden": _("Your face-down card stays hidden until trump is revealed."),
+    "illegal": _("That is not a move of this game."),
     "stale_version": _("The table changed before your move arrived: look again and choose."),
     "rate_limited": _("Too many messages: slow down."),
     "server_error": _("The server could not take that. Try again."),
@@ -285,14 +298,17 @@ def table_context(
     *,
     match: Match,
     seats: list[MatchSeat],
-    state: MatchState,
+    state: GameState,
     seat: int | None,
     flash: str | None = None,
     presence: Presence | None = None,
 ) -> dict[str, Any]:
-    """Everything ``games/_table.html`` shows, built from ``match_view(state, seat)`` only, and
+    """Everything ``games/_table.html`` shows, built from ``game_view(state, seat)`` only, and
     of the seats their names, who is there (``presence``) and the running turn clock."""
-    data = match_view(state, seat)
+    data = game_view(state, seat)
+    court_view = data if data["variant"] == "court-piece" else None
+    if court_view is not None:
+        data = _court_piece_shaped(court_view)
     if presence is None:
         presence = Presence(seats=frozenset(), spectators=0)  # nobody known to be there
     clock = _clock_context(match_clock(match=match, state=state, seats=seats), match)
@@ -307,6 +323,7 @@ def table_context(
     to_act = hand["to_act"]
     draw = hand.get("draw")
     trump = Suit(hand["trump"]) if hand["trump"] else None
+    collected = hand.get("collected")
 
     seat_infos = []
     for index in range(players):
@@ -335,11 +352,15 @@ def table_context(
                 discard_count=draw["discard_counts"][index] if draw else None,
                 # The viewer's own cards are shown face up; everyone else's as backs.
                 backs=range(0 if index == seat else count),
+                collected=collected[index] if collected is not None else None,
             )
         )
 
     legal = hand.get("legal", [])
-    playable = {a["card"] for a in legal if a["type"] == "play_card"}
+    # Under Court Piece's hidden trump the caller's first move is a card too: the indicator he
+    # lays face down (R9.14.1), chosen in his hand like a card he plays.
+    hand_kind = "choose_indicator" if _has(legal, "choose_indicator") else "play_card"
+    playable = {a["card"] for a in legal if a["type"] == hand_kind}
     on_turn = seat is not None and to_act == seat and not data["over"]
     hand_cards = _hand_cards(hand.get("hand", []), trump=trump, playable=playable, on_turn=on_turn)
     call_suits = [suit_face(s) for s in _CALL_ORDER] if _has(legal, "call_trump") else []
@@ -349,16 +370,24 @@ def table_context(
     tricks = hand["tricks"]
     current = _trick_cards(hand["trick"]["leader"], hand["trick"]["cards"], None, seat_infos)
     last = tricks[-1] if tricks else None
+    # Under Double Sir a finished trick lies face down in the pile (R9.15.1): no cards to show.
     last_cards = (
-        _trick_cards(last["leader"], last["cards"], last["winner"], seat_infos) if last else []
+        _trick_cards(last["leader"], last["cards"], last["winner"], seat_infos)
+        if last and last["cards"]
+        else []
     )
     # A trick just completed stays in the middle until the next card is led, so everyone sees
     # the card that closed it and who took it.
-    center_done = not current and last is not None
+    center_done = not current and bool(last_cards)
     center = last_cards if center_done else current
 
     sides = _sides(data, hand, variant=variant, seat=seat, seat_infos=seat_infos)
-    banner = _banner(data, hand, sides=sides, seat=seat)
+    if court_view is not None:
+        banner = _court_banner(court_view, sides=sides, seat=seat)
+        court = _court_context(court_view, seat=seat, seat_infos=seat_infos, sides=sides)
+    else:
+        banner = _banner(data, hand, sides=sides, seat=seat)
+        court = None
 
     return {
         "match_id": match.pk,
@@ -380,6 +409,8 @@ def table_context(
         "hakem": seat_infos[hand["hakem"]],
         "trump": suit_face(trump) if trump else None,
         "hand_cards": hand_cards,
+        "hand_kind": hand_kind,
+        "court": court,
         "call_suits": call_suits,
         "discard_count": len(discards[0]["cards"]) if discards else 0,
         "keep_or_throw": keep_or_throw,
@@ -392,7 +423,7 @@ def table_context(
         "center_done": center_done,
         "center_winner": seat_infos[last["winner"]] if center_done and last else None,
         "last_trick": last_cards,
-        "last_trick_winner": seat_infos[last["winner"]] if last else None,
+        "last_trick_winner": seat_infos[last["winner"]] if last_cards and last else None,
         "sides": sides,
         "team_play": variant.sides != players,
         "banner": banner,
@@ -407,6 +438,156 @@ def table_context(
         "play_again": data["over"] and play_again(match=match, seats=seats, seat=seat) is not None,
         "rematch": rematch_offer(match=match, seats=seats, seat=seat) if data["over"] else None,
     }
+
+
+# -- Court Piece (R9) ----------------------------------------------------------------------------
+
+
+def _court_piece_shaped(data: dict[str, Any]) -> dict[str, Any]:
+    """A court-piece match view in the shape the table shares with Hokm: the deal as the hand,
+    its caller where Hokm has its Hakem (R9.3.1), courts as the side's points."""
+    deal = data["deal"]
+    hand = dict(deal, players=4, hakem=deal["caller"])
+    return {
+        "variant": data["variant"],
+        "target": data["target"],
+        "scores": data["scores"],
+        "winner": data["winner"],
+        "over": data["over"],
+        "hand_number": data["deal_number"],
+        "draw": None,  # the dealer draw is Court Piece's own (``_court_context``)
+        "hand": hand,
+    }
+
+
+def _court_chase(deal: dict[str, Any]) -> bool:
+    """R9.6.1: one side took the first 7 tricks and plays on, for a court or the 52-court."""
+    tricks = deal["tricks"]
+    if deal["result"] is not None or deal["options"]["double_sir"] or len(tricks) < 7:
+        return False
+    return len({t["winner"] % 2 for t in tricks[:7]}) == 1
+
+
+def _court_context(
+    data: dict[str, Any], *, seat: int | None, seat_infos: list[SeatInfo], sides: list[SideInfo]
+) -> dict[str, Any]:
+    """What only a Court Piece table shows: the indicator and the buttons to ask for trump or
+    reveal it (R9.14), the Double Sir pile (R9.12), the chase (R9.6.1), the streak (R9.8)."""
+    deal = data["deal"]
+    options = deal["options"]
+    legal = deal.get("legal", [])
+    caller = deal["caller"]
+    indicator = deal["indicator"]
+    indicator_context = None
+    if indicator is not None and indicator["laid"]:
+        reveal = indicator["reveal"]
+        indicator_context = {
+            "card": card_face(indicator["card"]) if indicator["card"] else None,
+            "revealed": reveal is not None,
+            "by": seat_infos[reveal["seat"]] if reveal else None,
+            "yours": seat == caller,
+        }
+    streak = data["streak"]
+    by_index = {side.index: side for side in sides}
+    draw = data["draw"]
+    return {
+        "options": options,
+        "indicator": indicator_context,
+        "hidden": options["hidden_trump"] != "off",
+        "blind": options["hidden_trump"] == "blind",
+        "can_ask": _has(legal, "reveal_trump") and seat != caller,
+        "can_reveal": _has(legal, "reveal_trump") and seat == caller,
+        "choosing": _has(legal, "choose_indicator"),
+        "pile": deal["pile"],
+        "double_sir": options["double_sir"],
+        "chase": _court_chase(deal),
+        "streak": {"count": streak["count"], "side": by_index[streak["side"]]}
+        if streak["count"]
+        else None,
+        "max_deals": data["max_deals"],
+        "dealer_draw": _dealer_draw_context(draw, seat_infos, options["ace_caller"])
+        if draw and data["deal_number"] == 0
+        else None,
+        "caller": seat_infos[caller],
+    }
+
+
+def _dealer_draw_context(
+    draw: dict[str, Any], seat_infos: list[SeatInfo], ace_caller: str | None
+) -> dict[str, Any]:
+    """R9.2.1 / R9.16.1: one card face up to each seat in turn up to the first ace (or the ace
+    of the named suit); its receiver deals, or with an ace caller calls."""
+    first, cards = draw["first_seat"], draw["cards"]
+    receiver = seat_infos[(first + len(cards) - 1) % 4]
+    return {
+        "flips": [
+            DrawFlip(
+                card=card_face(text),
+                seat=seat_infos[(first + index) % 4],
+                decisive=index == len(cards) - 1,
+            )
+            for index, text in enumerate(cards)
+        ],
+        "receiver": receiver,
+        "ace_caller": suit_face(Suit(ace_caller)) if ace_caller else None,
+    }
+
+
+def _court_banner(
+    data: dict[str, Any], *, sides: list[SideInfo], seat: int | None
+) -> Banner | None:
+    """The end of a deal, named as players name it (R9.6 to R9.8), and of the match (R9.10)."""
+    deal = data["deal"]
+    result = deal["result"]
+    if result is None:
+        return None
+    summary = data["results"][-1]
+    by_index = {s.index: s for s in sides}
+    winner = by_index[result["winner"]]
+    names = _side_label(winner)
+    courts = summary["courts"]
+    outcome = result["result"]
+    title: str | Promise
+    if summary["streak_court"]:
+        title = _("Seven in a row!")
+    elif outcome == "52-court":
+        title = _("52-court!")
+    elif outcome == "court" and result["goon"]:
+        title = _("Goon court!")
+    elif outcome == "court":
+        title = _("Court!")
+    elif seat is not None:
+        title = _("You win the deal") if winner.yours else _("You lose the deal")
+    else:
+        title = _("%(names)s win the deal") % {"names": names}
+    if courts:
+        detail = ngettext(
+            "%(names)s score %(courts)d court",
+            "%(names)s score %(courts)d courts",
+            courts,
+        ) % {"names": names, "courts": courts}
+    else:
+        detail = _("%(names)s took 7 tricks: no court this deal") % {"names": names}
+    match_title: str | Promise = ""
+    if data["over"]:
+        champion = by_index[data["winner"]]
+        if seat is None:
+            match_title = _("%(names)s win the match") % {"names": _side_label(champion)}
+        else:
+            match_title = _("You win the match!") if champion.yours else _("You lose the match")
+    return Banner(
+        title=str(title),
+        detail=str(detail),
+        match_title=str(match_title),
+        yours=None if seat is None else winner.yours,
+        kot=outcome != "won" or summary["streak_court"],
+        hakem_kot=outcome == "52-court" or (outcome == "court" and result["goon"]),
+        points=courts,
+        tricks=[s.tricks for s in sides],
+        outcome=outcome,
+        goon=result["goon"],
+        streak_court=summary["streak_court"],
+    )
 
 
 def play_again(*, match: Match, seats: list[MatchSeat], seat: int | None) -> dict[str, Any] | None:

@@ -18,18 +18,31 @@ from games.engine import (
     Action,
     CallTrump,
     Card,
+    ChooseIndicator,
+    CourtPieceDeal,
+    CourtPieceMatch,
+    CourtPieceOptions,
+    DealerDraw,
+    DealSummary,
     Discard,
+    GameState,
     HakemDraw,
     HandResult,
     HandState,
+    HiddenTrump,
     KeepOrThrow,
     MatchState,
     PlayCard,
+    RevealTrump,
+    Streak,
     Suit,
     Variant,
     apply,
+    deal_apply,
     get_variant,
+    new_deal,
     new_hand,
+    summarise,
 )
 from games.models import CardPlay, Hand, Match, deck_from_text
 
@@ -68,7 +81,7 @@ def match_hand_states(*, match: Match) -> list[HandState]:
     ]
 
 
-def match_state_build(*, match: Match, hands: list[Hand] | None = None) -> MatchState:
+def match_state_build(*, match: Match, hands: list[Hand] | None = None) -> GameState:
     """The engine state of a match at its current (last) hand: two queries.
 
     Finished hands before the current one contribute their stored results; the current hand is
@@ -80,6 +93,8 @@ def match_state_build(*, match: Match, hands: list[Hand] | None = None) -> Match
         hands = list(Hand.objects.filter(match=match).order_by("number"))
     if not hands:
         raise Hand.DoesNotExist(f"match {match.pk} has no hand")
+    if variant.family == "court-piece":
+        return court_piece_state_build(match=match, hands=hands)
     for hand in hands:
         hand.match = match
     current = hands[-1]
@@ -111,8 +126,8 @@ def match_state_build(*, match: Match, hands: list[Hand] | None = None) -> Match
 class Position:
     """A match at one stored version: its engine state and the row of its current hand."""
 
-    state: MatchState
-    hand: Hand  # the last hand's row as stored at that version
+    state: GameState
+    hand: Hand  # the last hand's (or deal's) row as stored at that version
     hands: int  # how many hands the match has
 
 
@@ -222,3 +237,97 @@ def _stored_result(hand: Hand, *, next_hakem: int) -> HandResult:
         hakem_kot=hand.hakem_kot,
         next_hakem=next_hakem,
     )
+
+
+# -- Court Piece (R9): a deal is a Hand row, its caller in ``hakem`` -----------------------------
+
+
+def court_piece_options(match: Match) -> CourtPieceOptions:
+    """The match's table settings (R9.11), as stored in :attr:`Match.options`."""
+    return CourtPieceOptions.from_json(match.options or {})
+
+
+def dealer_draw_from_json(data: Any, options: CourtPieceOptions) -> DealerDraw | None:
+    """The :class:`DealerDraw` stored as ``DealerDraw.to_json()`` in :attr:`Match.hakem_draw`."""
+    if data is None:
+        return None
+    cards = tuple(Card.parse(text) for text in data["cards"])
+    return DealerDraw(int(data["first_seat"]), cards, options.ace_caller)
+
+
+def court_piece_deals(*, match: Match, hands: list[Hand] | None = None) -> list[CourtPieceDeal]:
+    """Every deal of a court-piece match as the engine replays it from the rows: two queries."""
+    if hands is None:
+        hands = list(Hand.objects.filter(match=match).order_by("number"))
+    options = court_piece_options(match)
+    plays: dict[int, list[PlayRow]] = defaultdict(list)
+    rows = (
+        CardPlay.objects.filter(hand__match=match)
+        .order_by("hand__number", "trick__number", "order")
+        .values_list("hand_id", "seat", "card")
+    )
+    for hand_id, seat, card in rows:
+        plays[hand_id].append((seat, card))
+    return [court_deal_build(hand=hand, options=options, plays=plays[hand.pk]) for hand in hands]
+
+
+def court_piece_state_build(*, match: Match, hands: list[Hand]) -> CourtPieceMatch:
+    """The court-piece match at its current deal, every deal replayed (R9.7 to R9.9 scored)."""
+    options = court_piece_options(match)
+    deals = court_piece_deals(match=match, hands=hands)
+    summaries: list[DealSummary] = []
+    for deal in deals:
+        if deal.result is not None:
+            last = summaries[-1] if summaries else None
+            summaries.append(
+                summarise(
+                    deal,
+                    last.streak if last else Streak(),
+                    last.scores if last else (0, 0),
+                )
+            )
+    return CourtPieceMatch(
+        options=options,
+        target=match.target,
+        max_deals=match.max_deals,
+        seed=match.seed,
+        draw=dealer_draw_from_json(match.hakem_draw, options),
+        summaries=tuple(summaries),
+        deal=deals[-1],
+        deal_seed=hands[-1].seed,
+    )
+
+
+def court_deal_build(
+    *, hand: Hand, options: CourtPieceOptions, plays: Iterable[PlayRow]
+) -> CourtPieceDeal:
+    """A deal rebuilt from its row and plays: the call or indicator, the reveal at the trick and
+    seat it was asked at (R9.14.2), and every card in order."""
+    deck = deck_from_text(hand.deck)
+    indicator = Card.parse(hand.indicator) if hand.indicator else None
+    blind = options.hidden_trump is HiddenTrump.BLIND
+    pick = deck[:5].index(indicator) if blind and indicator in deck[:5] else 0
+    deal = new_deal(options, dealer=hand.dealer, deck=deck, blind_pick=pick)
+    if deal.phase.value == "call":
+        if options.hidden_trump is HiddenTrump.CHOSEN:
+            if indicator is not None:
+                deal = deal_apply(deal, ChooseIndicator(deal.caller, indicator))
+        elif hand.trump is not None:
+            deal = deal_apply(deal, CallTrump(deal.caller, Suit(hand.trump)))
+    reveal = hand.reveal
+    for seat, card in plays:
+        deal = _reveal_if_due(deal, reveal)
+        deal = deal_apply(deal, PlayCard(seat, Card.parse(card)))
+    return _reveal_if_due(deal, reveal)
+
+
+def _reveal_if_due(deal: CourtPieceDeal, reveal: dict[str, int] | None) -> CourtPieceDeal:
+    """Ask for trump where the row says it was asked, unless the engine revealed by itself."""
+    if (
+        reveal is None
+        or deal.revealed
+        or deal.to_act != reveal["seat"]
+        or len(deal.tricks) != reveal["trick"]
+    ):
+        return deal
+    return deal_apply(deal, RevealTrump(reveal["seat"]))

@@ -26,22 +26,34 @@ from games.engine import (
     Action,
     CallTrump,
     Card,
+    ChooseIndicator,
+    CourtPieceDeal,
+    CourtPieceMatch,
+    CourtPieceOptions,
     Discard,
+    GameState,
     HandState,
     IllegalActionError,
     KeepOrThrow,
     MatchOverError,
     MatchState,
     PlayCard,
+    RevealTrump,
+    awaiting_next,
+    bot_facts,
+    deal_result_json,
     discard_count,
+    game_apply,
+    game_next,
     get_variant,
-    match_apply,
+    new_court_piece_match,
     new_match,
     new_seed,
-    next_hand,
     result_json,
+    round_seed,
+    seat_view,
+    to_act,
     to_json,
-    view,
 )
 from games.models import (
     CardPlay,
@@ -106,20 +118,34 @@ def match_create(
     partner_draw: bool = False,
     table: Table | None = None,
     clock_seconds: int | None = None,
+    options: dict[str, Any] | None = None,
+    max_deals: int | None = None,
 ) -> Match:
-    """Draw the first Hakem (R2), store the match with its seats and deal hand 0.
+    """Draw the first Hakem (R2) or dealer (R9.2), store the match with its seats and deal
+    hand 0.
 
     ``seats`` are in the order the players sat down. With ``partner_draw`` (R2.3, four players)
     they are re-seated so that the drawn partners sit opposite; the stored seats are in play order
     after the re-seating. ``clock_seconds`` is the time for each decision (R8.1), None for none.
+    ``options`` (the settings of R9.11, as a record stores them) and ``max_deals`` (R9.10.2) are
+    Court Piece's, and refused for Hokm.
     """
     rules = get_variant(variant)
+    court_piece = rules.family == "court-piece"
     if len(seats) != rules.players:
         raise ValueError(f"{rules.name} is played by {rules.players}, not {len(seats)}")
     if partner_draw and not rules.partner_draw_allowed:
         raise ValueError(f"{rules.name} has no draw for partners (R2.3 is for four players)")
+    if not court_piece and (options or max_deals is not None):
+        raise ValueError(f"{rules.name} has no table settings and no most deals (R9.11)")
     if isinstance(target, int) and target > TARGET_MAX:
         raise ValueError(f"the target can be at most {TARGET_MAX} points")
+    if max_deals is not None and (
+        not isinstance(max_deals, int)
+        or isinstance(max_deals, bool)
+        or not 1 <= max_deals <= TARGET_MAX
+    ):
+        raise ValueError("the most deals must be a positive whole number, or None")
     if clock_seconds is not None and (
         not isinstance(clock_seconds, int) or isinstance(clock_seconds, bool) or clock_seconds < 1
     ):
@@ -128,11 +154,24 @@ def match_create(
         seed = new_seed()
     if seed not in _SEED_RANGE:
         raise ValueError("the seed must fit a signed 64-bit integer")
-    state = new_match(rules, seed=seed, target=target, partner_draw=partner_draw)
-    draw = state.draw
-    assert draw is not None  # new_match always draws
-    # HakemDraw.seating[new_seat] is the seat that player had when the cards were flipped.
-    seated = [seats[old] for old in draw.seating] if draw.partner_drawn else list(seats)
+    state: GameState
+    if court_piece:
+        settings = CourtPieceOptions.from_json(options or {})  # raises OptionsError (ValueError)
+        options = settings.to_json()
+        state = new_court_piece_match(settings, seed=seed, target=target, max_deals=max_deals)
+        assert state.draw is not None  # a new match always draws
+        draw_json = state.draw.to_json()
+        seated = list(seats)
+    else:
+        options = {}
+        state = new_match(rules, seed=seed, target=target, partner_draw=partner_draw)
+        hakem_draw = state.draw
+        assert hakem_draw is not None  # new_match always draws
+        draw_json = hakem_draw.to_json()
+        # HakemDraw.seating[new_seat] is the seat that player had when the cards were flipped.
+        seated = (
+            [seats[old] for old in hakem_draw.seating] if hakem_draw.partner_drawn else list(seats)
+        )
     now = timezone.now()
     with transaction.atomic():
         match = Match.objects.create(
@@ -141,7 +180,9 @@ def match_create(
             target=target,
             seed=seed,
             partner_draw=partner_draw,
-            hakem_draw=draw.to_json(),
+            options=options,
+            max_deals=max_deals,
+            hakem_draw=draw_json,
             status=Match.Status.PLAYING,
             scores=list(state.scores),
             clock_seconds=clock_seconds,
@@ -149,21 +190,25 @@ def match_create(
             started_at=now,
         )
         rows = match_seats_store(match=match, seats=seated)
-        hand = hand_store_new(match=match, number=0, state=state.hand, seed=state.hand_seed, at=now)
+        hand = round_store_new(match=match, number=0, state=state, at=now)
         match.step_at = _step_at(match=match, state=state, seats=rows, now=now)
         match.save(update_fields=["step_at"])
+        created: dict[str, Any] = {
+            "variant": rules.name,
+            "target": target,
+            "players": [seat.name for seat in seated],
+            # Public flips from their own shuffle (R2.2, R2.6, R9.2.1).
+            "hakem_draw": draw_json,
+            **_hand_dealt_data(number=0, state=state),
+        }
+        if court_piece:
+            created |= {"options": options, "max_deals": max_deals}
         _event_on_commit(
             match,
             position=Position(state=state, hand=hand, hands=1),
             seats=rows,
             kind="match_created",
-            data={
-                "variant": rules.name,
-                "target": target,
-                "players": [seat.name for seat in seated],
-                "hakem_draw": draw.to_json(),  # public flips from their own shuffle (R2.2, R2.6)
-                **_hand_dealt_data(number=0, state=state.hand),
-            },
+            data=created,
         )
         autoplay_on_commit(match.pk)
     return match
@@ -218,13 +263,19 @@ def _apply_locked(
     seats: list[MatchSeat],
     action: Action,
     extra: dict[str, Any] | None = None,
-) -> MatchState:
+) -> GameState:
     """Apply one action to the locked match and store it, its new clock and its event."""
     before = position.state
-    after = match_apply(before, action)
+    after = game_apply(before, action)
     now = timezone.now()
     current = position.hand
-    hand_store_progress(hand=current, before=before.hand, after=after.hand, at=now)
+    if isinstance(before, CourtPieceMatch) and isinstance(after, CourtPieceMatch):
+        deal_store_progress(hand=current, before=before, after=after, at=now)
+        data = _deal_action_event_data(hand=current, before=before, after=after, action=action)
+    else:
+        assert isinstance(before, MatchState) and isinstance(after, MatchState)
+        hand_store_progress(hand=current, before=before.hand, after=after.hand, at=now)
+        data = _action_event_data(hand=current, before=before, after=after, action=action)
     locked.scores = list(after.scores)
     if after.is_over:
         locked.status = Match.Status.FINISHED
@@ -236,7 +287,6 @@ def _apply_locked(
     locked.save(
         update_fields=["scores", "status", "winner_side", "finished_at", "version", "step_at"]
     )
-    data = _action_event_data(hand=current, before=before, after=after, action=action)
     _event_on_commit(
         locked,
         position=Position(state=after, hand=current, hands=position.hands),
@@ -350,12 +400,10 @@ def match_deal_next_hand(*, match: Match | int, expected_version: int | None = N
 
 
 def _deal_locked(*, locked: Match, position: Position, seats: list[MatchSeat]) -> None:
-    state = next_hand(position.state)
+    state = game_next(position.state)
     number = position.hands
     now = timezone.now()
-    hand = hand_store_new(
-        match=locked, number=number, state=state.hand, seed=state.hand_seed, at=now
-    )
+    hand = round_store_new(match=locked, number=number, state=state, at=now)
     locked.version += 1
     locked.step_at = _step_at(match=locked, state=state, seats=seats, now=now)
     locked.save(update_fields=["version", "step_at"])
@@ -364,7 +412,7 @@ def _deal_locked(*, locked: Match, position: Position, seats: list[MatchSeat]) -
         position=Position(state=state, hand=hand, hands=number + 1),
         seats=seats,
         kind="hand_dealt",
-        data=_hand_dealt_data(number=number, state=state.hand),
+        data=_hand_dealt_data(number=number, state=state),
     )
     autoplay_on_commit(locked.pk)
 
@@ -422,17 +470,17 @@ def _computer_decide(*, match_id: int, now: datetime, rush: bool) -> _ComputerDe
     if not _step_due(snapshot, now=now, rush=rush):
         return None
     state = match_position(match=snapshot).state
-    seat = state.hand.to_act
-    if state.awaiting_next_hand or seat is None:
+    seat = to_act(state)
+    if awaiting_next(state) or seat is None:
         return None
     row = _seats_of(snapshot)[seat]
     level = _computer_level(snapshot, row)
     if level is None or _away_waited_for(snapshot, row, now=now, rush=rush):
         return None
     action = bot_pool.bot_decide(
-        view(state.hand, seat),  # no peeking: the computer sees what the seat sees (R8.3)
+        seat_view(state, seat),  # no peeking: the computer sees what the seat sees (R8.3)
         level=level,
-        match={"scores": list(state.scores), "target": state.target},
+        match=bot_facts(state),
     )
     return _ComputerDecision(version=snapshot.version, seat=seat, level=level, action=action)
 
@@ -449,10 +497,10 @@ def _step_locked(
         position = match_position(match=locked, locked=True)
         state = position.state
         seats = _seats_of(locked)
-        if state.awaiting_next_hand:
+        if awaiting_next(state):
             _deal_locked(locked=locked, position=position, seats=seats)
             return True
-        seat = state.hand.to_act
+        seat = to_act(state)
         if seat is None:  # nothing to decide: clear a stale step
             locked.step_at = None
             locked.save(update_fields=["step_at"])
@@ -484,7 +532,7 @@ def _step_locked(
             )
             return True
         # The greedy baseline decides for him (R8.1): at once, so under the lock.
-        action = greedy_action(view(state.hand, seat))
+        action = greedy_action(seat_view(state, seat))
         row.status = MatchSeat.Status.AWAY
         row.timeouts += 1
         row.save(update_fields=["status", "timeouts"])
@@ -545,7 +593,7 @@ def _seat_status_set(*, match: Match | int, seat: int, status: str) -> Match:
         row.save(update_fields=["status"])
         position = match_position(match=locked, locked=True)
         state = position.state
-        if state.hand.to_act == seat and not state.awaiting_next_hand:
+        if to_act(state) == seat and not awaiting_next(state):
             locked.step_at = _step_at(match=locked, state=state, seats=seats, now=timezone.now())
         kind = "seat_left" if status == MatchSeat.Status.LEFT else "seat_back"
         _bump(locked, kind=kind, data={"seat": seat}, fields=["step_at"], at=position)
@@ -568,7 +616,7 @@ def match_clock_resume(*, match: Match | int) -> bool:
         if step_at is None:
             return False
         locked.step_at = step_at
-        seat = state.hand.to_act
+        seat = to_act(state)
         if _clock_shown(match=locked, state=state, seats=seats):
             _bump(
                 locked, kind="clock_started", data={"seat": seat}, fields=["step_at"], at=position
@@ -579,37 +627,38 @@ def match_clock_resume(*, match: Match | int) -> bool:
     return True
 
 
-def match_clock(*, match: Match, state: MatchState, seats: Sequence[MatchSeat]) -> dict | None:
+def match_clock(*, match: Match, state: GameState, seats: Sequence[MatchSeat]) -> dict | None:
     """The running turn clock as clients show it: ``{"seat", "seconds", "deadline"}`` where
     ``deadline`` is when the seat on turn runs out of time; None when no clock runs."""
     if not _clock_shown(match=match, state=state, seats=seats) or match.step_at is None:
         return None
     return {
-        "seat": state.hand.to_act,
+        "seat": to_act(state),
         "seconds": match.clock_seconds,
         "deadline": match.step_at.isoformat(),
     }
 
 
-def _clock_shown(*, match: Match, state: MatchState, seats: Sequence[MatchSeat]) -> bool:
+def _clock_shown(*, match: Match, state: GameState, seats: Sequence[MatchSeat]) -> bool:
     """Whether the decision pending is a person's, with a clock (not a computer's delay)."""
     if match.status != Match.Status.PLAYING or not match.clock_seconds:
         return False
-    if state.awaiting_next_hand or state.hand.to_act is None:
+    seat = to_act(state)
+    if seat is None:
         return False
-    row = seats[state.hand.to_act]
+    row = seats[seat]
     return row.computer_level is None and row.status == MatchSeat.Status.PLAYING
 
 
 def _step_at(
-    *, match: Match, state: MatchState, seats: Sequence[MatchSeat], now: datetime
+    *, match: Match, state: GameState, seats: Sequence[MatchSeat], now: datetime
 ) -> datetime | None:
     """When the match's next automatic step is due after a change made ``now``."""
     if match.status != Match.Status.PLAYING or state.is_over:
         return None
-    if state.awaiting_next_hand:
+    if awaiting_next(state):
         return now + timedelta(seconds=next_hand_delay())
-    seat = state.hand.to_act
+    seat = to_act(state)
     if seat is None:
         return None
     row = seats[seat]
@@ -665,8 +714,18 @@ def _match_lock(match: Match | int) -> Match:
     return Match.objects.select_for_update().get(pk=match_id)
 
 
-def _hand_dealt_data(*, number: int, state: HandState) -> dict[str, Any]:
-    return {"hand": number, "hakem": state.hakem, "dealer": state.dealer}
+def _hand_dealt_data(*, number: int, state: GameState) -> dict[str, Any]:
+    if isinstance(state, CourtPieceMatch):
+        deal = state.deal
+        return {
+            "hand": number,
+            "hakem": deal.caller,
+            "caller": deal.caller,
+            "dealer": deal.dealer,
+            # Under blind hidden trump the indicator is laid as the deal starts (R9.14.1).
+            "indicator_laid": deal.indicator is not None,
+        }
+    return {"hand": number, "hakem": state.hand.hakem, "dealer": state.hand.dealer}
 
 
 def _action_event_data(
@@ -698,6 +757,50 @@ def _action_event_data(
     return data
 
 
+def _deal_action_event_data(
+    *, hand: Hand, before: CourtPieceMatch, after: CourtPieceMatch, action: Action
+) -> dict[str, Any]:
+    """The public facts of a court-piece action (R8.3, R9.15): an indicator laid is said to be
+    laid, never which card it is, until trump is revealed; then the indicator and trump are
+    public (R9.14.2), whether asked for or revealed by the rules (R9.14.2.3)."""
+    old, deal = before.deal, after.deal
+    data: dict[str, Any] = {"hand": hand.number, "seat": action.seat}
+    if isinstance(action, CallTrump):
+        data["trump"] = action.suit.value
+    elif isinstance(action, ChooseIndicator):
+        data["indicator_laid"] = True
+    elif isinstance(action, PlayCard):
+        data["card"] = action.card.text
+        data["trick"] = len(old.tricks)
+        data["order"] = len(old.current)
+        if len(deal.tricks) > len(old.tricks):
+            trick = deal.tricks[-1]
+            data["trick_winner"] = trick.winner
+            if deal.options.double_sir:
+                data["collected_by"] = trick.collected_by
+                data["pile"] = len(deal.pile)
+    if deal.revealed and not old.revealed:
+        assert deal.reveal is not None and deal.trump is not None
+        data["reveal"] = {
+            "seat": deal.reveal.seat,
+            "trick": deal.reveal.trick,
+            "trump": deal.trump.value,
+            "indicator": deal.indicator.text if deal.indicator else None,
+            "asked": isinstance(action, RevealTrump),
+        }
+    if deal.result is not None:
+        summary = after.summaries[-1]
+        data["result"] = deal_result_json(deal.result) | {
+            "courts": summary.courts,
+            "streak_court": summary.streak_court,
+        }
+        data["trump"] = deal.trump.value if deal.trump else None
+        data["streak"] = {"side": summary.streak.side, "count": summary.streak.count}
+        data["scores"] = list(after.scores)
+        data["match_winner"] = after.winner
+    return data
+
+
 # -- storage helpers: rows from engine states, inside the caller's transaction -------------------
 
 
@@ -713,6 +816,66 @@ def match_seats_store(*, match: Match, seats: Sequence[SeatSpec]) -> list[MatchS
         )
         for index, spec in enumerate(seats)
     )
+
+
+def round_store_new(*, match: Match, number: int, state: GameState, at: datetime) -> Hand:
+    """The row of the match's freshly dealt hand or deal (:func:`hand_store_new`,
+    :func:`deal_store_new`)."""
+    if isinstance(state, CourtPieceMatch):
+        return deal_store_new(
+            match=match, number=number, deal=state.deal, seed=state.deal_seed, at=at
+        )
+    return hand_store_new(
+        match=match, number=number, state=state.hand, seed=round_seed(state), at=at
+    )
+
+
+def deal_store_new(
+    *, match: Match, number: int, deal: CourtPieceDeal, seed: int | None, at: datetime
+) -> Hand:
+    """The row of a freshly dealt court-piece deal: its caller in ``hakem`` (R9.3.1); under blind
+    hidden trump the indicator laid at once (R9.14.1), which no page shows before its reveal."""
+    return Hand.objects.create(
+        match=match,
+        number=number,
+        hakem=deal.caller,
+        dealer=deal.dealer,
+        seed=seed,
+        deck=deck_to_text(deal.deck),
+        indicator=deal.indicator.text if deal.indicator else None,
+        tricks_won=list(deal.tricks_won),
+        started_at=at,
+    )
+
+
+def deal_store_progress(
+    *, hand: Hand, before: CourtPieceMatch, after: CourtPieceMatch, at: datetime
+) -> None:
+    """Store what happened between two states of a court-piece deal (:func:`hand_store_progress`
+    for R9): the call or indicator, the reveal, the tricks, and once decided its result and the
+    courts the match counted for it (R9.7, R9.8.2)."""
+    deal, old = after.deal, before.deal
+    # Trump is written once it is public or the deal is over: history reads this column, and a
+    # hidden trump must not reach it while the deal is played (R9.14, R8.3).
+    hand.trump = deal.trump.value if deal.trump and (deal.trump_known or deal.is_over) else None
+    hand.indicator = deal.indicator.text if deal.indicator else None
+    hand.reveal = {"trick": deal.reveal.trick, "seat": deal.reveal.seat} if deal.reveal else None
+    hand.tricks_won = list(deal.tricks_won)
+    fields = ["trump", "indicator", "reveal", "tricks_won"]
+    result = deal.result
+    if result is not None and hand.status != Hand.Status.FINISHED:
+        summary = after.summaries[-1]
+        hand.status = Hand.Status.FINISHED
+        hand.winner_side = result.winner
+        hand.points = summary.courts
+        hand.outcome = result.outcome.value
+        hand.goon = result.goon
+        hand.streak_court = summary.streak_court
+        hand.finished_at = at
+        fields += ["status", "winner_side", "points", "outcome", "goon", "streak_court"]
+        fields += ["finished_at"]
+    hand.save(update_fields=fields)
+    _tricks_store(hand=hand, before=old, after=deal, at=at)
 
 
 def hand_store_new(
@@ -775,14 +938,20 @@ class _TrickCards:
     winner: int | None
 
 
-def _tricks_of(state: HandState) -> list[_TrickCards]:
+def _tricks_of(state: HandState | CourtPieceDeal) -> list[_TrickCards]:
     tricks = [_TrickCards(t.leader, t.cards, t.winner) for t in state.tricks]
     if state.current:
         tricks.append(_TrickCards(state.leader, state.current, None))
     return tricks
 
 
-def _tricks_store(*, hand: Hand, before: HandState, after: HandState, at: datetime) -> None:
+def _tricks_store(
+    *,
+    hand: Hand,
+    before: HandState | CourtPieceDeal,
+    after: HandState | CourtPieceDeal,
+    at: datetime,
+) -> None:
     old, new = _tricks_of(before), _tricks_of(after)
     players = after.players
     # The one trick that can be part played already (live play reaches it card by card).

@@ -61,17 +61,31 @@
       var allowed = field.getAttribute("data-only-variants").split(/\s+/);
       var shown = allowed.indexOf(select.value) >= 0;
       field.hidden = !shown;
-      field.querySelectorAll("input").forEach(function (input) {
+      field.querySelectorAll("input, select").forEach(function (input) {
         input.disabled = !shown;
-        if (!shown) {
-          input.checked = false;
-        }
       });
     });
   }
+  /* A Court Piece match is to 1 court, a Hokm match to 7 points (R9.10.1, R7.1): the target
+     follows the game chosen until the person types one of his own. */
+  var DEFAULT_TARGETS = { "court-piece": "1" };
+  function syncTarget(form) {
+    var select = form.querySelector("select[name=variant]");
+    var target = form.querySelector("input[name=target]");
+    if (!select || !target || target.hasAttribute("data-typed")) {
+      return;
+    }
+    target.value = DEFAULT_TARGETS[select.value] || target.getAttribute("data-hokm-default") || "7";
+  }
+  document.addEventListener("input", function (event) {
+    if (event.target.matches("input[name=target]")) {
+      event.target.setAttribute("data-typed", "");
+    }
+  });
   document.addEventListener("change", function (event) {
     if (event.target.matches("select[name=variant]") && event.target.form) {
       syncVariantFields(event.target.form);
+      syncTarget(event.target.form);
     }
   });
   document.addEventListener("DOMContentLoaded", function () {

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from games.engine import (
     CallTrump,
     Card,
+    CardNotHeldError,
     ChooseIndicator,
     HandOverError,
     IndicatorHiddenError,
@@ -23,7 +24,7 @@ from games.engine import (
     RevealTrump,
     Suit,
 )
-from games.engine.cards import FULL_DECK
+from games.engine.cards import FULL_DECK, cards_text
 from games.engine.court_piece import (
     CourtPieceDeal,
     CourtPieceOptions,
@@ -459,8 +460,12 @@ def test_indicator_lies_apart_from_the_callers_hand_R9_14_1_R9_14_3(options):
     assert state.indicator == Card.parse("2S") and state.trump is Suit.SPADES
     assert Card.parse("2S") not in state.holdings[0] and len(state.holdings[0]) == 12
     assert state.phase is DealPhase.PLAY
-    with pytest.raises(IndicatorHiddenError):
+    # Under chosen the caller knows his indicator and hears why it cannot be played; under
+    # blind he does not, and hears what any card he does not hold gets (R8.3).
+    expected = IndicatorHiddenError if options is CHOSEN else CardNotHeldError
+    with pytest.raises(expected) as refused:
         deal_apply(state, PlayCard(0, Card.parse("2S")))
+    assert type(refused.value) is expected
 
 
 def test_blind_indicator_comes_from_the_deal_seed_R9_14_1():
@@ -602,7 +607,11 @@ def test_spectators_see_no_hand_and_pile_is_face_down_R9_15_1():
     state = play_until_done(state, tricks[:4])
     shown = court_piece_view(state, None)
     assert "hand" not in shown and shown["pile"] == 0
-    assert [t["cards"] for t in shown["tricks"]] == [None] * 4
+    # The trick just taken lies in the middle until the next is led; the others are face down.
+    assert [t["cards"] for t in shown["tricks"]][:3] == [None] * 3
+    assert shown["tricks"][3]["cards"] == cards_text(state.tricks[3].cards)
+    state = deal_apply(state, deal_legal_actions(state)[0])
+    assert [t["cards"] for t in court_piece_view(state, None)["tricks"]] == [None] * 4
     assert [t["winner"] for t in shown["tricks"]] == [0, 2, 0, 0]
     assert [t["collected_by"] for t in shown["tricks"]] == [None, None, None, 0]
 
@@ -619,11 +628,14 @@ OPTION_MIXES = st.builds(
 
 
 def seat_may_see(state: CourtPieceDeal, seat: int | None) -> set[str]:
-    """R8.3, R9.15: the cards played (not those of a Double Sir pile), the seat's own cards,
-    the indicator once revealed or to the caller under chosen."""
+    """R8.3, R9.15: the cards played (not those of a Double Sir pile: only the trick just
+    finished, until the next is led), the seat's own cards, the indicator once revealed or to the
+    caller under chosen."""
     allowed = {c.text for c in state.current}
     if not state.options.double_sir:
         allowed |= {c.text for t in state.tricks for c in t.cards}
+    elif state.tricks and not state.current:
+        allowed |= {c.text for c in state.tricks[-1].cards}
     if seat is not None:
         allowed |= {c.text for c in state.holdings[seat]}
     if state.indicator is not None and (

@@ -68,6 +68,7 @@ def test_the_lobby_offers_the_four_levels_in_the_quick_start_form_medium_chosen(
         "hokm3",
         "hokm2",
         "hokm2-draw",
+        "court-piece",  # R9
     ]
 
 

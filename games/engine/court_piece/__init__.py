@@ -3,7 +3,7 @@
     >>> from games.engine.court_piece import CourtPieceOptions, new_court_piece_match
     >>> match = new_court_piece_match(CourtPieceOptions(), seed=1, target=1)
 
-Not registered in ``VARIANTS`` yet: nothing of the site plays it until it is.
+Registered in ``VARIANTS`` as ``court-piece``; ``games.engine.game`` drives it beside Hokm.
 """
 
 from .actions_json import court_piece_action_json

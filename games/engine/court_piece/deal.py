@@ -363,7 +363,15 @@ def _play(state: CourtPieceDeal, action: PlayCard) -> CourtPieceDeal:
     seat, card = action.seat, action.card
     hand = state.holdings[seat]
     if card not in hand:
-        if card == state.indicator and seat == state.caller and not state.revealed:
+        # Under ``blind`` the caller does not know his indicator either: the error that names
+        # it would tell him (and a program probing card by card) which card it is, so he hears
+        # what he would hear of any card he does not hold (R9.14.1, R8.3).
+        if (
+            card == state.indicator
+            and seat == state.caller
+            and not state.revealed
+            and state.options.hidden_trump is HiddenTrump.CHOSEN
+        ):
             raise IndicatorHiddenError(seat=seat, card=card)
         raise CardNotHeldError(seat=seat, card=card, already_played=card in state.played)
     led = state.led_suit

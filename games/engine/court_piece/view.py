@@ -53,11 +53,15 @@ def court_piece_view(
         "tricks": [
             {
                 "leader": t.leader,
-                "cards": None if face_down else cards_text(t.cards),
+                # Under Double Sir a trick goes face down to the pile (R9.15.1) once the next
+                # is led: until then it lies in the middle as everyone saw it played.
+                "cards": None
+                if face_down and (number < len(state.tricks) - 1 or state.current)
+                else cards_text(t.cards),
                 "winner": t.winner,
                 "collected_by": t.collected_by,
             }
-            for t in state.tricks
+            for number, t in enumerate(state.tricks)
         ],
         "trick": {"leader": state.leader, "cards": cards_text(state.current)},
         "pile": len(state.pile) if state.options.double_sir else None,
