@@ -5,7 +5,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
-from hokm_site import health, views
+from hokm_site import health, rules, views
 
 # Staff sign in through allauth's login, which asks for the second factor of an account that has
 # one; Django's own admin login form would let a stolen password in without it. (Replaced on this
@@ -14,6 +14,9 @@ admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-a
 
 urlpatterns = [
     path("", views.home, name="home"),
+    # The table creation form and the table link these by name.
+    path("rules/hokm/", rules.rules_hokm, name="rules_hokm"),
+    path("rules/court-piece/", rules.rules_court_piece, name="rules_court_piece"),
     # For load balancers and monitors (docs/operations.md).
     path("healthz/", health.healthz, name="healthz"),
     # set_language: the header's language switcher posts here.

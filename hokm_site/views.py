@@ -7,14 +7,22 @@ from django.shortcuts import render
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+HOKM = "hokm"
+COURT_PIECE = "court-piece"
+
 
 @dataclass(frozen=True)
 class GlossaryTerm:
-    """A word players use at the table: its transliteration, Persian spelling and meaning."""
+    """A word players use at the table: its transliteration, its spelling in the script of the
+    game's home (Persian for Hokm; Urdu and Hindi for Court Piece, empty where RULES.md gives
+    none) and its meaning."""
 
     term: str
     persian: str
     meaning: Promise
+    urdu: str = ""
+    hindi: str = ""
+    game: str = HOKM
 
 
 @dataclass(frozen=True)
@@ -26,7 +34,8 @@ class Variant:
     summary: Promise
 
 
-# The glossary of RULES.md. Transliterations and Persian spellings are names, not translated.
+# The glossaries of RULES.md (Hokm's, then R9's). Transliterations and spellings are names, not
+# translated.
 GLOSSARY = (
     GlossaryTerm("Hokm", "حکم", _("the trump suit, called by the Hakem")),
     GlossaryTerm("Hakem", "حاکم", _("the player who calls trump and leads the first trick")),
@@ -39,7 +48,60 @@ GLOSSARY = (
     ),
     GlossaryTerm("Payin amadan", "پایین آمدن", _("playing a low card")),
     GlossaryTerm("Bala amadan", "بالا آمدن", _("playing a high card")),
+    # Court Piece (R9, "Glossary"): words of Urdu and Hindi, names like the ones above.
+    GlossaryTerm(
+        "Rang / rung",
+        "",
+        _("the trump suit (the word means “colour”)"),
+        urdu="رنگ",
+        hindi="रंग",
+        game=COURT_PIECE,
+    ),
+    GlossaryTerm("Sar / sir", "", _("a trick"), urdu="سر", hindi="सर", game=COURT_PIECE),
+    GlossaryTerm(
+        "Do sar",
+        "",
+        _("Double Sir: tricks pile up in the middle until a player wins two in a row"),
+        urdu="دو سر",
+        hindi="दो सर",
+        game=COURT_PIECE,
+    ),
+    GlossaryTerm(
+        "Court / coat / kot",
+        "",
+        _("a court: taking the first seven tricks, leaving the other side none"),
+        urdu="کوٹ",
+        hindi="कोट",
+        game=COURT_PIECE,
+    ),
+    GlossaryTerm(
+        "Baavan / bavney",
+        "",
+        _("“fifty-two”: the 52-court, all thirteen tricks, worth 52 courts"),
+        urdu="باون",
+        hindi="बावन",
+        game=COURT_PIECE,
+    ),
+    GlossaryTerm(
+        "Goon court",
+        "",
+        _("a court made by the dealing side, worth three courts"),
+        game=COURT_PIECE,
+    ),
+    GlossaryTerm(
+        "Ekka / ikka",
+        "",
+        _("an ace; the ace caller setting finds the first caller by one"),
+        urdu="اِکّا",
+        hindi="इक्का",
+        game=COURT_PIECE,
+    ),
+    GlossaryTerm("Hukum", "", _("the trump call"), urdu="حکم", hindi="हुकुम", game=COURT_PIECE),
+    GlossaryTerm("Pees", "", _("the deal"), game=COURT_PIECE),
 )
+
+HOKM_GLOSSARY = tuple(entry for entry in GLOSSARY if entry.game == HOKM)
+COURT_PIECE_GLOSSARY = tuple(entry for entry in GLOSSARY if entry.game == COURT_PIECE)
 
 VARIANTS = (
     Variant(
@@ -81,4 +143,12 @@ VARIANTS = (
 
 def home(request: HttpRequest) -> HttpResponse:
     """The front page: what Hokm is and how a hand is played."""
-    return render(request, "home.html", {"glossary": GLOSSARY, "variants": VARIANTS})
+    return render(
+        request,
+        "home.html",
+        {
+            "glossary": HOKM_GLOSSARY,
+            "court_piece_glossary": COURT_PIECE_GLOSSARY,
+            "variants": VARIANTS,
+        },
+    )
