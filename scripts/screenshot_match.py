@@ -45,15 +45,23 @@ from games.engine import (  # noqa: E402
     VARIANTS,
     Action,
     CallTrump,
+    CourtPieceMatch,
+    CourtPieceOptions,
     Discard,
+    HiddenTrump,
     KeepOrThrow,
     MatchState,
     Phase,
     PlayCard,
+    RevealTrump,
     Suit,
+    court_piece_apply,
+    court_piece_legal_actions,
     match_apply,
     match_legal_actions,
+    new_court_piece_match,
     new_match,
+    next_deal,
     next_hand,
 )
 from games.models import Match, Table  # noqa: E402
@@ -201,7 +209,113 @@ def _scenes(users: list) -> list[Scene]:
     match, state = _match("hokm2", users[:2], seed=8)
     state = _advance(match, state, until=lambda s: _on_turn_mid_trick(s, seat=0, played=1))
     scenes.append(Scene("hokm2-mid-trick", match, you))
+    scenes += _court_piece_scenes(users)
     return scenes
+
+
+def _court_piece_scenes(users: list) -> list[Scene]:
+    """Court Piece (R9): the secret call, hidden trump to ask for, the reveal, the Double Sir
+    pile, the chase to 52 and a court's banner. The viewer is whoever the moment is about."""
+    scenes = []
+    by_user = dict(enumerate(users))
+    chosen = CourtPieceOptions(hidden_trump=HiddenTrump.CHOSEN)
+    match, state = _cp_match(users, seed=3, options=chosen)
+    scenes.append(Scene("cp-choose-indicator", match, by_user[state.deal.caller]))
+    state = _cp_advance(match, state, until=lambda s: len(s.deal.tricks) >= 1)
+    scenes.append(Scene("cp-hidden-caller", match, by_user[state.deal.caller]))
+
+    blind = CourtPieceOptions(hidden_trump=HiddenTrump.BLIND, double_sir=True)
+    match, state = _cp_match(users, seed=5, options=blind)
+
+    def may_ask(s: CourtPieceMatch) -> bool:
+        return any(
+            isinstance(a, RevealTrump) and a.seat != s.deal.caller
+            for a in court_piece_legal_actions(s)
+        )
+
+    state = _cp_advance(match, state, until=may_ask)
+    asker = state.deal.to_act
+    scenes.append(Scene("cp-ask-for-trump", match, by_user[asker]))
+    # The same moment in a match of its own, where he asks: a scene shows its match as it is.
+    match, state = _cp_match(users, seed=5, options=blind)
+    state = _cp_advance(match, state, until=may_ask)
+    match_apply_action(match=match.pk, seat=asker, action=RevealTrump(asker))
+    state = court_piece_apply(state, RevealTrump(asker))
+    scenes.append(Scene("cp-revealed", match, by_user[asker]))
+
+    double_sir = CourtPieceOptions(double_sir=True, ace_rule=True)
+    match, state = _cp_match(users, seed=7, options=double_sir)
+    state = _cp_advance(
+        match, state, until=lambda s: len(s.deal.tricks) >= 4 and len(s.deal.current) == 2
+    )
+    scenes.append(Scene("cp-double-sir-pile", match, by_user[state.deal.to_act]))
+
+    def chase(s: CourtPieceMatch) -> bool:
+        tricks = s.deal.tricks
+        return (
+            not s.deal.is_over and len(tricks) >= 8 and len({t.winner % 2 for t in tricks[:7]}) == 1
+        )
+
+    for seed in range(300):
+        match, state = _cp_match(users, seed=seed, options=CourtPieceOptions())
+        try:
+            state = _cp_advance(match, state, until=lambda s: chase(s) or s.deal.is_over)
+        except RuntimeError:
+            continue
+        if chase(state):
+            scenes.append(Scene("cp-chase", match, you_of(users)))
+            state = _cp_advance(match, state, until=lambda s: s.deal.is_over)
+            scenes.append(Scene("cp-court-banner", match, you_of(users)))
+            break
+    return scenes
+
+
+def you_of(users: list):
+    return users[0]
+
+
+def _cp_match(
+    users: list, *, seed: int, options: CourtPieceOptions, target: int = 2
+) -> tuple[Match, CourtPieceMatch]:
+    table = Table.objects.create(
+        name=f"court piece {seed}",
+        variant="court-piece",
+        target=target,
+        created_by=users[0],
+        options=options.to_json(),
+    )
+    seats = [SeatSpec(name=NAMES[i], user=user) for i, user in enumerate(users)]
+    match = match_create(
+        variant="court-piece",
+        target=target,
+        seats=seats,
+        seed=seed,
+        table=table,
+        options=options.to_json(),
+    )
+    return match, new_court_piece_match(options, seed=seed, target=target)
+
+
+def _cp_advance(
+    match: Match, state: CourtPieceMatch, *, until: Callable[[CourtPieceMatch], bool]
+) -> CourtPieceMatch:
+    """Play on through the services (and the engine alongside) until ``until(state)``; never
+    asks for trump, so that the moments to ask stay open."""
+    rng = random.Random(match.seed)
+    for _ in range(2000):
+        if until(state):
+            return state
+        if state.is_over:
+            break
+        if state.awaiting_next_deal:
+            match_deal_next_hand(match=match.pk)
+            state = next_deal(state)
+            continue
+        legal = [a for a in court_piece_legal_actions(state) if not isinstance(a, RevealTrump)]
+        action = rng.choice(legal or court_piece_legal_actions(state))
+        match_apply_action(match=match.pk, seat=action.seat, action=action)
+        state = court_piece_apply(state, action)
+    raise RuntimeError(f"match {match.pk} never reached the state asked for")
 
 
 def _match(

@@ -117,9 +117,7 @@ def test_whole_court_piece_match_is_stored_and_rebuilt_exactly_R9(name):
         assert hand.trump is not None  # a finished deal's trump is history (R9.15.1)
     assert rebuilt(match) == shadow
     for seat in (None, 0, 1, 2, 3):
-        assert court_piece_match_view(rebuilt(match), seat) == court_piece_match_view(
-            shadow, seat
-        )
+        assert court_piece_match_view(rebuilt(match), seat) == court_piece_match_view(shadow, seat)
 
 
 def test_hidden_trump_stays_out_of_the_hand_row_until_revealed_R9_14():
@@ -167,9 +165,7 @@ def test_table_settings_belong_to_court_piece_only_R9_11():
     with pytest.raises(ValueError, match="table settings"):
         match_create(variant="hokm4", target=1, seats=SEATS, options={"double_sir": True})
     with pytest.raises(ValueError, match="ace_rule"):
-        match_create(
-            variant="court-piece", target=1, seats=SEATS, options={"ace_rule": True}
-        )
+        match_create(variant="court-piece", target=1, seats=SEATS, options={"ace_rule": True})
     with pytest.raises(ValueError, match="unknown setting"):
         match_create(variant="court-piece", target=1, seats=SEATS, options={"trumps": 2})
     with pytest.raises(ValueError, match="most deals"):

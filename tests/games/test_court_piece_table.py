@@ -60,17 +60,14 @@ def cards_allowed(state: CourtPieceMatch, seat: int | None) -> set[str]:
     once revealed or, under chosen, to the caller."""
     deal = state.deal
     allowed = {c.text for c in deal.current}
-    if deal.is_over:
-        allowed |= {c.text for t in deal.tricks for c in t.cards}
-    elif not deal.options.double_sir:
+    if deal.is_over or not deal.options.double_sir:
         allowed |= {c.text for t in deal.tricks for c in t.cards}
     elif deal.tricks and not deal.current:
         allowed |= {c.text for c in deal.tricks[-1].cards}
     if seat is not None:
         allowed |= {c.text for c in deal.holdings[seat]}
     if deal.indicator is not None and (
-        deal.revealed
-        or (seat == deal.caller and deal.options.hidden_trump is HiddenTrump.CHOSEN)
+        deal.revealed or (seat == deal.caller and deal.options.hidden_trump is HiddenTrump.CHOSEN)
     ):
         allowed.add(deal.indicator.text)
     return allowed
