@@ -166,6 +166,12 @@ class Table(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def ace_caller_name(self) -> str:
+        """Court Piece's ace caller (R9.16) as the suit's name, "" when the table has none."""
+        suit = (self.options or {}).get("ace_caller")
+        return str(dict(SUIT_CHOICES).get(suit, "")) if suit else ""
+
 
 class Seat(models.Model):
     """A seat at a table: a user, a computer player, or empty."""

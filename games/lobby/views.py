@@ -8,6 +8,8 @@ plain form posts and, from the table page, as htmx requests that swap the seats 
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
@@ -169,9 +171,24 @@ def play_computer(request: HttpRequest) -> HttpResponse:
     if variant not in GAME_VARIANTS or not TARGET_MIN <= target <= TARGET_MAX:
         messages.error(request, _("Choose one of the games offered."))
         return redirect("games:lobby")
+    # "Play again" sends a Court Piece match's settings as the record stores them (R9.11); the
+    # table service checks them.
+    try:
+        options = json.loads(request.POST.get("options") or "null")
+        max_deals = int(request.POST["max_deals"]) if request.POST.get("max_deals") else None
+    except (ValueError, RecursionError):
+        options, max_deals = "bad", None
+    if options is not None and not isinstance(options, dict):
+        messages.error(request, _("Choose one of the games offered."))
+        return redirect("games:lobby")
     try:
         match = play_against_computer(
-            user=request.user, variant=variant, target=target, computer_level=computer_level
+            user=request.user,
+            variant=variant,
+            target=target,
+            computer_level=computer_level,
+            options=options,
+            max_deals=max_deals,
         )
     except TableError as error:
         messages.error(request, error.message)

@@ -12,6 +12,7 @@ on the viewer's right.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -603,7 +604,16 @@ def play_again(*, match: Match, seats: list[MatchSeat], seat: int | None) -> dic
     levels = {s.computer_level for s in others}
     if not others or None in levels or len(levels) != 1:
         return None
-    return {"variant": match.variant, "computer_level": levels.pop(), "target": match.target}
+    again: dict[str, Any] = {
+        "variant": match.variant,
+        "computer_level": levels.pop(),
+        "target": match.target,
+    }
+    if match.options:
+        # Court Piece's table settings go along, as a record stores them (R9.11).
+        again["options"] = json.dumps(match.options, sort_keys=True)
+        again["max_deals"] = match.max_deals or ""
+    return again
 
 
 def _clock_context(clock: dict[str, Any] | None, match: Match) -> dict[str, Any] | None:
