@@ -10,12 +10,15 @@ queries of ``match_hand_states`` whatever the number of hands and tricks.
 While a match is being played nothing hidden goes into the data, to anyone, its players included:
 the tricks hold only the cards played, and each seat's holding is only a count (R8.3). The card
 faces the page can draw are exactly the cards the data names.
+
+A Court Piece match (R9) is built by ``games.history.replay_court_piece`` in the same shape, with
+the seats, sides and data of the page made by the helpers here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -34,6 +37,7 @@ from games.engine import (
     get_variant,
     sorted_hand,
 )
+from games.history.court_piece import Setting
 from games.models import Match, MatchSeat
 from games.play.rendering import (
     PETALS,
@@ -74,7 +78,7 @@ class HandLine:
     """One hand in the list beside the table (rendered on the server, also without JavaScript)."""
 
     number: int  # 1-based, as in the position URL (#h3)
-    hakem: str
+    hakem: str  # Court Piece: the caller (R9.3.1)
     trump: Any  # a games.play.rendering.SuitFace, or None before the call
     tricks_played: int
     result: str  # who won and how many points, empty while it is played
@@ -82,6 +86,11 @@ class HandLine:
     hakem_kot: bool
     winner_side: int | None
     score_after: list[int] | None
+    #: Court Piece (R9): the dealer, and a deal's scoring kind named (court, goon court, ...).
+    dealer: str = ""
+    badge: str = ""
+    #: Court Piece: trump is hidden and not yet revealed (R9.14), so not shown.
+    trump_hidden: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,6 +106,11 @@ class Replay:
     revealed: bool  # the match is over: every hand face up, the unfinished one too
     shows_cards: bool  # some hand is face up (a finished hand of a match still played, R8.3)
     variant_title: str
+    #: Court Piece (R9): deals rather than hands, courts rather than points, its table settings
+    #: (R9.11), and the pile of Double Sir (R9.12) to draw.
+    court_piece: bool = False
+    settings: list[Setting] = field(default_factory=list)
+    double_sir: bool = False
 
 
 def replay_build(
@@ -117,37 +131,9 @@ def replay_build(
     seat drawn at the bottom of the table, ``you`` the signed-in player's seat, if any.
     """
     variant = get_variant(match.variant)
-    names = {seat.index: seat_name(seat) for seat in seats}
-    short_names = {seat.index: seat_short_name(seat) for seat in seats}
-    computers = {seat.index for seat in seats if seat.computer_level}
-    fallback = {
-        index: _("Seat %(number)s") % {"number": index + 1} for index in range(variant.players)
-    }
-    replay_seats = [
-        ReplaySeat(
-            index=index,
-            name=names.get(index) or fallback[index],
-            short_name=short_names.get(index) or fallback[index],
-            side=variant.side_of(index),
-            position=SEAT_POSITIONS[variant.players][(index - viewer) % variant.players],
-            is_computer=index in computers,
-            is_you=index == you,
-        )
-        for index in range(variant.players)
-    ]
-    sides = [
-        ReplaySide(
-            index=side,
-            names=[replay_seats[s].name for s in variant.seats_of(side)],
-            labels=[
-                (replay_seats[s].short_name, replay_seats[s].name) for s in variant.seats_of(side)
-            ],
-            seats=variant.seats_of(side),
-            yours=you is not None and variant.side_of(you) == side,
-            petals=range(match.target) if match.target in PETALS else range(0),
-        )
-        for side in range(variant.sides)
-    ]
+    replay_seats, sides = seats_and_sides(
+        match=match, variant=variant, seats=seats, viewer=viewer, you=you
+    )
 
     hands_data: list[dict[str, Any]] = []
     lines: list[HandLine] = []
@@ -180,9 +166,86 @@ def replay_build(
         )
 
     sides = [replace(side, points=scores[side.index]) for side in sides]
-    language = get_language()
-    faces = mark_safe("".join(_face_html(card.text, language) for card in sorted_hand(shown)))
-    data = {
+    data = replay_data(
+        match=match,
+        variant=variant,
+        seats=replay_seats,
+        sides=sides,
+        hands=hands_data,
+        revealed=revealed,
+        viewer=viewer,
+        you=you,
+    )
+    data["text"] = texts()
+    return Replay(
+        data=data,
+        faces=faces_html(shown),
+        seats=replay_seats,
+        sides=sides,
+        hands=lines,
+        viewer=viewer,
+        revealed=revealed,
+        shows_cards=any("cards" in hand for hand in hands_data),
+        variant_title=str(match.get_variant_display()),
+    )
+
+
+def seats_and_sides(
+    *,
+    match: Match,
+    variant: Variant,
+    seats: Sequence[MatchSeat],
+    viewer: int,
+    you: int | None,
+) -> tuple[list[ReplaySeat], list[ReplaySide]]:
+    """The seats around the table as ``viewer`` sees it from the bottom, and the sides (R1.4)."""
+    names = {seat.index: seat_name(seat) for seat in seats}
+    short_names = {seat.index: seat_short_name(seat) for seat in seats}
+    computers = {seat.index for seat in seats if seat.computer_level}
+    fallback = {
+        index: _("Seat %(number)s") % {"number": index + 1} for index in range(variant.players)
+    }
+    replay_seats = [
+        ReplaySeat(
+            index=index,
+            name=names.get(index) or fallback[index],
+            short_name=short_names.get(index) or fallback[index],
+            side=variant.side_of(index),
+            position=SEAT_POSITIONS[variant.players][(index - viewer) % variant.players],
+            is_computer=index in computers,
+            is_you=index == you,
+        )
+        for index in range(variant.players)
+    ]
+    sides = [
+        ReplaySide(
+            index=side,
+            names=[replay_seats[s].name for s in variant.seats_of(side)],
+            labels=[
+                (replay_seats[s].short_name, replay_seats[s].name) for s in variant.seats_of(side)
+            ],
+            seats=variant.seats_of(side),
+            yours=you is not None and variant.side_of(you) == side,
+            petals=range(match.target) if match.target in PETALS else range(0),
+        )
+        for side in range(variant.sides)
+    ]
+    return replay_seats, sides
+
+
+def replay_data(
+    *,
+    match: Match,
+    variant: Variant,
+    seats: list[ReplaySeat],
+    sides: list[ReplaySide],
+    hands: list[dict[str, Any]],
+    revealed: bool,
+    viewer: int,
+    you: int | None,
+) -> dict[str, Any]:
+    """The data the page embeds for its script, but for its sentences (``text``)."""
+    return {
         "match": match.pk,
         "variant": variant.name,
         "players": variant.players,
@@ -193,26 +256,20 @@ def replay_build(
         "you": you,
         "seats": [
             {"name": s.name, "short_name": s.short_name, "side": s.side, "computer": s.is_computer}
-            for s in replay_seats
+            for s in seats
         ],
         # Where each seat sits, by its distance in play order from the viewer (R1.3).
         "layout": list(SEAT_POSITIONS[variant.players]),
-        "hands": hands_data,
+        "hands": hands,
         # Said at the end of the last hand of a match that was won (R7.1).
         "match_result": _match_result(match, sides),
-        "text": _texts(),
     }
-    return Replay(
-        data=data,
-        faces=faces,
-        seats=replay_seats,
-        sides=sides,
-        hands=lines,
-        viewer=viewer,
-        revealed=revealed,
-        shows_cards=any("cards" in hand for hand in hands_data),
-        variant_title=str(match.get_variant_display()),
-    )
+
+
+def faces_html(cards: Iterable[Card]) -> SafeString:
+    """One face per card, in the active language, for the script to copy."""
+    language = get_language()
+    return mark_safe("".join(_face_html(card.text, language) for card in sorted_hand(cards)))
 
 
 def _hand_data(
@@ -315,7 +372,7 @@ def _face_html(text: str, language: str | None) -> str:
     return render_to_string("games/_card.html", {"card": card_face(text)}).strip()
 
 
-def _texts() -> dict[str, str | dict[str, str]]:
+def texts() -> dict[str, str | dict[str, str]]:
     """The sentences the script fills in, translated here (with ``%(name)s`` fields), and the
     suits' names and titles by letter."""
     return {

@@ -21,18 +21,22 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.http import AuthenticatedHttpRequest
+from games.engine import get_variant
 from games.history.records import RecordImportError, match_import_record, name_shown_safely
 from games.history.replay import replay_build
+from games.history.replay_court_piece import court_piece_replay_build
 from games.history.replay_forms import RecordImportForm
 from games.models import Match, MatchSeat
 from games.play.access import match_revealed, match_viewable_in
-from games.play.selectors import match_hand_states
+from games.play.selectors import court_piece_deals, match_hand_states
 
 
 @require_safe
 def replay(request: HttpRequest, match_id: int) -> HttpResponse:
-    """Every hand of the match card by card: face up once it is over, before that only the cards
-    played (R8.3). A fixed number of queries, whatever the number of hands and tricks."""
+    """Every hand (or Court Piece deal) of the match card by card: face up once it is over,
+    before that only the cards played (R8.3; under Double Sir not even those gone face down to
+    the pile, and no indicator before its reveal, R9.15.1). A fixed number of queries, whatever
+    the number of hands and tricks."""
     try:
         match = Match.objects.select_related("table").get(pk=match_id)
     except Match.DoesNotExist:
@@ -44,14 +48,25 @@ def replay(request: HttpRequest, match_id: int) -> HttpResponse:
     seats = list(MatchSeat.objects.filter(match=match).order_by("index"))
     you = _seat_of(seats, request.user)
     revealed = match_revealed(match)
-    built = replay_build(
-        match=match,
-        seats=seats,
-        states=match_hand_states(match=match),
-        revealed=revealed,
-        viewer=you if you is not None else 0,
-        you=you,
-    )
+    viewer = you if you is not None else 0
+    if get_variant(match.variant).family == "court-piece":
+        built = court_piece_replay_build(
+            match=match,
+            seats=seats,
+            deals=court_piece_deals(match=match),
+            revealed=revealed,
+            viewer=viewer,
+            you=you,
+        )
+    else:
+        built = replay_build(
+            match=match,
+            seats=seats,
+            states=match_hand_states(match=match),
+            revealed=revealed,
+            viewer=viewer,
+            you=you,
+        )
     context = {
         "match": match,
         "replay": built,

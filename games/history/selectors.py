@@ -4,21 +4,25 @@ the file name of its record.
 Every read here costs a fixed number of queries, whatever the number of matches, hands and
 filters: "My games" reads the signed-in player's ``MatchSeat`` rows (index ``(user, -match)``)
 with their match joined, filters them with ``EXISTS`` subqueries, and loads the seats of one page
-of matches in one more query; a summary reads the hands' stored results (``tricks_won``,
-``winner_side``, ``points``, ``kot``, ``hakem_kot``), never the tricks or the cards.
+of matches in one more query (and the courts of its Court Piece matches in one more, R9.7); a
+Hokm summary reads the hands' stored results (``tricks_won``, ``winner_side``, ``points``,
+``kot``, ``hakem_kot``), never the tricks or the cards. A Court Piece summary replays its deals
+through the engine (R9.8's streak is nowhere stored) and shows of the deal in play only what the
+engine's spectator view shows (R9.15.1).
 """
 
 from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
 from django.db.models import (
     Case,
+    Count,
     Exists,
     F,
     IntegerField,
@@ -33,9 +37,25 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
-from games.engine import VARIANTS, Suit, get_variant
+from games.engine import (
+    GAME_VARIANTS,
+    CourtPieceDeal,
+    DealSummary,
+    Suit,
+    court_piece_view,
+    get_variant,
+)
+from games.history.court_piece import (
+    COURT_KINDS,
+    DealKind,
+    Setting,
+    court_piece_settings,
+    deal_kind,
+    deal_kind_name,
+)
 from games.models import Hand, Match, MatchSeat
 from games.play.rendering import SuitFace, seat_name, suit_face
+from games.play.selectors import court_piece_state_build
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -43,9 +63,9 @@ if TYPE_CHECKING:
 #: Matches per page of "My games".
 HISTORY_PAGE_SIZE = 20
 
-#: Variants played by two teams of partners (R1.4): seat s is on side s % 2. In the others each
-#: seat is a side of its own, and every other player is an opponent.
-PARTNERSHIP_VARIANTS = [name for name, rules in VARIANTS.items() if rules.partnerships]
+#: Variants played by two teams of partners (R1.4, R9.1.1): seat s is on side s % 2. In the others
+#: each seat is a side of its own, and every other player is an opponent.
+PARTNERSHIP_VARIANTS = [name for name, rules in GAME_VARIANTS.items() if rules.partnerships]
 
 Result = Literal["won", "lost"]
 Computers = Literal["with", "without"]
@@ -82,16 +102,32 @@ class Player:
 
 
 @dataclass(frozen=True, slots=True)
+class CourtTally:
+    """Court Piece: how many deals of one scoring kind a side made in a match (R9.7, R9.8.2)."""
+
+    kind: DealKind
+    name: str
+    count: int
+    #: Made by the viewer's side; else made against it.
+    yours: bool
+
+
+@dataclass(frozen=True, slots=True)
 class HistoryRow:
     """One match of "My games", seen from the viewer's seat."""
 
     match: Match
     partners: list[Player]
     opponents: list[Player]
-    #: Points per side, the viewer's side first.
+    #: Points per side (courts in Court Piece, R9.7), the viewer's side first.
     scores: list[int]
     result: Result | None
     playing: bool
+    court_piece: bool = False
+    #: Court Piece: the deals that scored courts, the viewer's side's first.
+    courts: tuple[CourtTally, ...] = ()
+    #: The viewer's side (R1.4).
+    side: int = 0
 
     @property
     def groups(self) -> list[tuple[str, list[Player]]]:
@@ -237,7 +273,43 @@ def history_page(
     )
     page = Paginator(seats, per_page).get_page(page_number)
     rows = [_history_row(seat, viewer_id=user.pk) for seat in page.object_list]
-    return HistoryPage(rows=rows, page=page)
+    return HistoryPage(rows=_with_courts(rows), page=page)
+
+
+def _with_courts(rows: list[HistoryRow]) -> list[HistoryRow]:
+    """The rows with the courts of their Court Piece matches: one query, and none when the page
+    has no Court Piece match."""
+    sides = {row.match.pk: row.side for row in rows if row.court_piece}
+    if not sides:
+        return rows
+    groups = (
+        Hand.objects.filter(match_id__in=sides, status=Hand.Status.FINISHED)
+        .filter(Q(outcome__in=["court", "52-court"]) | Q(streak_court=True))
+        .values_list("match_id", "outcome", "goon", "streak_court", "winner_side")
+        .annotate(deals=Count("pk"))
+        .order_by()
+    )
+    tallies: dict[int, dict[tuple[DealKind, bool], int]] = {}
+    for match_id, outcome, goon, streak_court, winner, deals in groups:
+        kind = deal_kind(outcome=outcome, goon=goon, streak_court=streak_court)
+        if kind is None:
+            continue
+        key = (kind, winner == sides[match_id])
+        counts = tallies.setdefault(match_id, {})
+        counts[key] = counts.get(key, 0) + deals
+    return [
+        replace(row, courts=_tallies(tallies.get(row.match.pk, {}))) if row.court_piece else row
+        for row in rows
+    ]
+
+
+def _tallies(counts: dict[tuple[DealKind, bool], int]) -> tuple[CourtTally, ...]:
+    return tuple(
+        CourtTally(kind=kind, name=deal_kind_name(kind), count=counts[kind, yours], yours=yours)
+        for yours in (True, False)
+        for kind in COURT_KINDS
+        if counts.get((kind, yours))
+    )
 
 
 def _history_row(mine: WithAnnotations[MatchSeat, _MySide], *, viewer_id: int) -> HistoryRow:
@@ -259,6 +331,8 @@ def _history_row(mine: WithAnnotations[MatchSeat, _MySide], *, viewer_id: int) -
         scores=[scores[side], *(points for s, points in enumerate(scores) if s != side)],
         result=result,
         playing=match.status == Match.Status.PLAYING,
+        court_piece=variant.family == "court-piece",
+        side=side,
     )
 
 
@@ -319,6 +393,37 @@ class HandLine:
 
 
 @dataclass(frozen=True, slots=True)
+class DealLine:
+    """One Court Piece deal of the running table (R9): who dealt and called, the trump, how it
+    ended, the courts it scored and the streak after it."""
+
+    number: int  # 1-based, as the replay links (#h3) count
+    dealer: Player
+    caller: Player
+    #: None while trump is not public: before the call, or hidden and not yet revealed (R9.14).
+    trump: SuitFace | None
+    #: Under hidden trump (R9.14): how the indicator came face up, or that it has not.
+    hidden: str
+    #: Tricks per side so far, collected ones under Double Sir (R9.12.5), in the order of
+    #: ``MatchSummary.sides``.
+    tricks: list[int]
+    finished: bool
+    winner: Side | None
+    kind: DealKind | None
+    kind_name: str
+    courts: int | None  # R9.7 plus R9.8.2
+    #: R9.8: the side holding the streak after this deal and its count; None when cleared.
+    streak_side: Side | None
+    streak_count: int
+    #: Courts per side after this deal, in the order of ``MatchSummary.sides``.
+    scores_after: list[int]
+
+    @property
+    def anchor(self) -> str:
+        return f"h{self.number}"
+
+
+@dataclass(frozen=True, slots=True)
 class MatchSummary:
     match: Match
     players: list[Player]
@@ -328,6 +433,10 @@ class MatchSummary:
     winner: Side | None
     team_play: bool
     viewer_seat: int | None
+    #: Court Piece (R9): its deals instead of ``hands``, and its table settings (R9.11).
+    court_piece: bool = False
+    deals: list[DealLine] = field(default_factory=list)
+    settings: list[Setting] = field(default_factory=list)
 
 
 _TEAM_LABELS = (_("Team A"), _("Team B"))
@@ -368,6 +477,19 @@ def match_summary_build(*, match: Match, viewer: Any) -> MatchSummary:
         for side in order
     ]
     by_index = {side.index: side for side in sides}
+    if variant.family == "court-piece":
+        return MatchSummary(
+            match=match,
+            players=players,
+            sides=sides,
+            hands=[],
+            winner=by_index.get(match.winner_side) if match.winner_side is not None else None,
+            team_play=True,
+            viewer_seat=viewer_seat,
+            court_piece=True,
+            deals=_deal_lines(match=match, players=players, sides=sides),
+            settings=court_piece_settings(match),
+        )
     hands = Hand.objects.filter(match=match).order_by("number").only(*_HAND_FIELDS)
     running = [0] * variant.sides
     lines = []
@@ -402,6 +524,113 @@ def match_summary_build(*, match: Match, viewer: Any) -> MatchSummary:
         team_play=variant.partnerships,
         viewer_seat=viewer_seat,
     )
+
+
+def _deal_lines(*, match: Match, players: list[Player], sides: list[Side]) -> list[DealLine]:
+    """Every deal of a Court Piece match, replayed by the engine: two queries (the deals and
+    their plays). The deal in play shows only what a spectator's view of it shows (R9.15.1)."""
+    hands = list(Hand.objects.filter(match=match).order_by("number"))
+    if not hands:
+        return []
+    state = court_piece_state_build(match=match, hands=hands)
+    by_index = {side.index: side for side in sides}
+    order = [side.index for side in sides]
+    lines = []
+    for number, hand in enumerate(hands):
+        summary = state.summaries[number] if number < len(state.summaries) else None
+        if summary is not None:
+            lines.append(_finished_deal_line(number, hand, summary, players, by_index, order))
+        else:
+            lines.append(_deal_in_play_line(number, state.deal, state.scores, players, order=order))
+    return lines
+
+
+def _finished_deal_line(
+    number: int,
+    hand: Hand,
+    summary: DealSummary,
+    players: list[Player],
+    by_index: dict[int, Side],
+    order: list[int],
+) -> DealLine:
+    result = summary.result
+    kind = deal_kind(
+        outcome=result.outcome.value, goon=result.goon, streak_court=summary.streak_court
+    )
+    assert kind is not None  # a finished deal
+    streak = summary.streak
+    return DealLine(
+        number=number + 1,
+        dealer=players[summary.dealer],
+        caller=players[summary.caller],
+        # A finished deal's trump is history, hidden or not (R9.15.1).
+        trump=suit_face(Suit(hand.trump)) if hand.trump else None,
+        hidden=_hidden_note(hand.indicator, hand.reveal, players, caller=summary.caller, over=True),
+        tricks=[result.side_tricks[side] for side in order],
+        finished=True,
+        winner=by_index[result.winner],
+        kind=kind,
+        kind_name=deal_kind_name(kind),
+        courts=summary.courts,
+        streak_side=by_index[streak.side] if streak.side is not None else None,
+        streak_count=streak.count,
+        scores_after=[summary.scores[side] for side in order],
+    )
+
+
+def _deal_in_play_line(
+    number: int,
+    deal: CourtPieceDeal,
+    scores: tuple[int, int],
+    players: list[Player],
+    *,
+    order: list[int],
+) -> DealLine:
+    # Of a deal in play, only what every spectator sees: no hidden trump, no indicator.
+    shown = court_piece_view(deal, None)
+    indicator = shown["indicator"]
+    hidden = ""
+    if indicator is not None and indicator["laid"]:
+        hidden = _hidden_note(
+            indicator["card"], indicator["reveal"], players, caller=deal.caller, over=False
+        )
+    return DealLine(
+        number=number + 1,
+        dealer=players[deal.dealer],
+        caller=players[deal.caller],
+        trump=suit_face(Suit(shown["trump"])) if shown["trump"] else None,
+        hidden=hidden,
+        tricks=[shown["side_tricks"][side] for side in order],
+        finished=False,
+        winner=None,
+        kind=None,
+        kind_name="",
+        courts=None,
+        streak_side=None,
+        streak_count=0,
+        scores_after=[scores[side] for side in order],
+    )
+
+
+def _hidden_note(
+    indicator: str | None,
+    reveal: dict[str, int] | None,
+    players: list[Player],
+    *,
+    caller: int,
+    over: bool,
+) -> str:
+    """How the indicator of hidden trump came face up (R9.14.2): who revealed it at which trick
+    (counted from 1, R9); empty when trump was called aloud."""
+    if indicator is None and reveal is None and over:
+        return ""
+    if reveal is None:
+        # R9.14.5: a deal whose indicator never came face up was played without trumps.
+        return str(_("never revealed: no trumps")) if over else str(_("hidden, face down"))
+    values = {"name": players[reveal["seat"]].name, "trick": reveal["trick"] + 1}
+    if reveal["seat"] == caller:
+        return str(_("revealed by the caller %(name)s at trick %(trick)s") % values)
+    return str(_("asked for by %(name)s at trick %(trick)s") % values)
 
 
 # The record's file name.

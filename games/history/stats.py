@@ -6,8 +6,10 @@ and matches a moderator voided (``Match.voided``) are left out. Each group of st
 aggregating query whatever the number of matches and hands, so :func:`player_stats` makes four
 queries for a player with no match or with ten thousand, and reads a bounded number of rows.
 
-A *side* is a team in the four-player game (seats s and s + 2, R1.4) and a single seat otherwise
-(``Variant.side_of``); ``Match.winner_side`` and ``Hand.winner_side`` name sides.
+A *side* is a team in the four-player games, Hokm's and Court Piece (seats s and s + 2, R1.4,
+R9.1.1), and a single seat otherwise (``Variant.side_of``); ``Match.winner_side`` and
+``Hand.winner_side`` name sides. A Court Piece deal is a hand here: its caller is its Hakem (the
+one who calls trump, R9.3), and its courts (R9.7, R9.8.2) are counted apart from Hokm's Kots.
 """
 
 from __future__ import annotations
@@ -32,16 +34,17 @@ from django.db.models import (
 from django.db.models.functions import Mod
 
 from accounts.models import User
-from games.engine import VARIANTS
+from games.engine import GAME_VARIANTS
 from games.models import Hand, Match, MatchSeat
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
-#: Variants played in two teams of partners (R1.4). In the others every seat is a side of its own.
-_PARTNERSHIP_VARIANTS = [name for name, rules in VARIANTS.items() if rules.partnerships]
+#: Variants played in two teams of partners (R1.4, R9.1.1). In the others every seat is a side of
+#: its own.
+_PARTNERSHIP_VARIANTS = [name for name, rules in GAME_VARIANTS.items() if rules.partnerships]
 #: Partners sit opposite (R1.4): seat s and seat s + players / 2.
-_PARTNER_OFFSETS = {name: VARIANTS[name].players // 2 for name in _PARTNERSHIP_VARIANTS}
+_PARTNER_OFFSETS = {name: GAME_VARIANTS[name].players // 2 for name in _PARTNERSHIP_VARIANTS}
 
 #: How many of a player's latest matches the results chart shows.
 CHART_MATCHES = 50
@@ -93,6 +96,11 @@ class HandRecord:
     hakem_kots_suffered: int = 0
     as_hakem: int = 0
     won_as_hakem: int = 0
+    #: Court Piece (R9): its deals, and those of them that scored courts for his side and
+    #: against it (court, goon court, 52-court, seven in a row: R9.7, R9.8.2).
+    deals: int = 0
+    courts_made: int = 0
+    courts_suffered: int = 0
 
     @property
     def won_ratio(self) -> Ratio:
@@ -178,7 +186,8 @@ def hand_record(*, user: User) -> HandRecord:
     """Hands, Kots and Hakem hands of ``user``'s finished matches, in one query.
 
     The database counts the hands by everything a statistic depends on (variant, his seat, the
-    Hakem, the winning side, the Kot flags): at most a few hundred groups whatever the number of
+    Hakem, the winning side, the Kot flags, the points: a Court Piece deal's courts): at most a few
+    hundred groups whatever the number of
     hands, and the sides are worked out here with the engine's own ``Variant.side_of``. On
     PostgreSQL with 100,000 hands this took a third less time than one conditional count per
     statistic (``Count(filter=Q(...))``), which evaluates every condition on every joined row.
@@ -193,15 +202,20 @@ def hand_record(*, user: User) -> HandRecord:
             "match__hands__winner_side",
             "match__hands__kot",
             "match__hands__hakem_kot",
+            "match__hands__points",
         )
         .annotate(hands=Count("pk"))
         .order_by()
     )
     totals: Counter[str] = Counter()
-    for variant, seat, hakem, winner, kot, hakem_kot, hands in groups:
-        rules = VARIANTS[variant]
+    for variant, seat, hakem, winner, kot, hakem_kot, points, hands in groups:
+        rules = GAME_VARIANTS[variant]
         side = rules.side_of(seat)
         won = winner == side
+        if rules.family == "court-piece":
+            totals["deals"] += hands
+            if points:  # a deal's courts, the seven-in-a-row court included (R9.7, R9.8.2)
+                totals["courts_made" if won else "courts_suffered"] += hands
         totals["played"] += hands
         if won:
             totals["won"] += hands

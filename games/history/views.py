@@ -107,7 +107,9 @@ def _summary_response(request: HttpRequest, match: Match, *, status: int = 200) 
 @require_safe
 def match_summary(request: HttpRequest, match_id: int) -> HttpResponse:
     """Players by side, the final score and the score after each hand, with each hand's Hakem,
-    trump, tricks, result and points (Kot and Hakem Kot named, R5.2)."""
+    trump, tricks, result and points (Kot and Hakem Kot named, R5.2). For Court Piece, each
+    deal's dealer, caller, trump, result (court, goon court, 52-court, seven in a row named),
+    courts and the streak after it (R9.7, R9.8), and the table settings once (R9.11)."""
     match = _match_for(request, match_id)
     if isinstance(match, HttpResponse):
         return match

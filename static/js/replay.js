@@ -12,6 +12,13 @@
    history.replaceState (so Back leaves the page rather than undoing steps); a link or an
    edited hash opens its position, and a hash that names none opens the first deal.
 
+   Court Piece (R9, data.court_piece) plays deals the same way, with the same hashes, and adds:
+   the dealer beside the caller (shown as the "Hakem" of its data); under hidden trump the
+   indicator, face down until the position of its reveal (hidden.reveal.at cards played, R9.14.2),
+   then face up and in the caller's hand; under Double Sir the pile and each collection (R9.12).
+   Of a deal still being played, a trick gone face down to the pile holds no card (null): its
+   cards are drawn as backs (R9.15.1).
+
    Keys: Home and End go to the start and end of the hand, up and down to the previous and next
    hand. The left and right arrows step one card in the direction the buttons point: forward is
    to the right in English and to the left in Persian, where the page (and so the row of buttons)
@@ -29,6 +36,7 @@
   const text = data.text;
   const players = data.players;
   const hands = data.hands;
+  const court = Boolean(data.court_piece);
 
   const faces = {};
   const faceTemplate = document.getElementById("replay-faces");
@@ -61,6 +69,11 @@
     trump: root.querySelector("[data-trump]"),
     trumpSymbol: root.querySelector("[data-trump-symbol]"),
     trumpName: root.querySelector("[data-trump-name]"),
+    trumpNote: root.querySelector("[data-trump-note]"),
+    indicatorBack: root.querySelector("[data-indicator-back]"),
+    indicatorFace: root.querySelector("[data-indicator-face]"),
+    pile: root.querySelector("[data-pile]"),
+    collections: root.querySelector("[data-collections]"),
     viewer: root.querySelector("[data-viewer-select]"),
     discards: root.querySelector("[data-discards]"),
     discardsBox: root.querySelector("[data-discards-box]"),
@@ -80,13 +93,41 @@
   }
 
   function face(card) {
+    if (card === null) {
+      // A card gone face down to the Double Sir pile of a deal still in play (R9.15.1).
+      const back = document.createElement("span");
+      back.className = "back rp-back";
+      back.setAttribute("role", "img");
+      back.setAttribute("aria-label", text.hidden_card);
+      return back;
+    }
     const found = faces[card];
     return found ? found.cloneNode(true) : document.createTextNode(card);
   }
 
   function label(card) {
+    if (card === null) {
+      return text.hidden_card;
+    }
     const found = faces[card];
     return found ? found.getAttribute("aria-label") : card;
+  }
+
+  /* Court Piece, hidden trump (R9.14.2): whether the indicator is face up after k cards. The
+     reveal comes before the card of the seat that revealed, so it shows with that card, or at
+     once when that card is not played yet (a deal in play, or one that stopped there). */
+  function revealedAt(hand, k) {
+    const reveal = hand.hidden && hand.hidden.reveal;
+    if (!reveal) {
+      return false;
+    }
+    return k > reveal.at || (k === reveal.at && k === hand.plays.length);
+  }
+
+  function neverRevealedAt(hand, k) {
+    return Boolean(
+      hand.hidden && !hand.hidden.reveal && hand.result && hand.hidden.card && k === hand.plays.length
+    );
   }
 
   function seatName(index) {
@@ -216,8 +257,12 @@
 
   /* ----- drawing a position ----- */
 
-  function cardsLeft(hand, seat, playedCards) {
-    return hand.cards[seat].filter(function (card) {
+  function cardsLeft(hand, seat, playedCards, k) {
+    let cards = hand.cards[seat];
+    if (seat === hand.caller && revealedAt(hand, k)) {
+      cards = cards.concat([hand.hidden.card]); // into his hand at the reveal (R9.14.3)
+    }
+    return cards.filter(function (card) {
       return !playedCards.has(card);
     });
   }
@@ -236,7 +281,7 @@
       const fragment = document.createDocumentFragment();
       let count;
       if (hand.cards) {
-        const left = cardsLeft(hand, seat, playedCards);
+        const left = cardsLeft(hand, seat, playedCards, k);
         count = left.length;
         left.forEach(function (card) {
           fragment.appendChild(face(card));
@@ -247,6 +292,9 @@
           return play.seat === seat;
         }).length;
         count = hand.counts[seat] - played;
+        if (seat === hand.caller && revealedAt(hand, k)) {
+          count += 1;
+        }
         for (let i = 0; i < count; i += 1) {
           const back = document.createElement("span");
           back.className = "back";
@@ -285,6 +333,12 @@
       const line = document.createElement("p");
       line.textContent = format(text.hakem_is, { name: seatName(hand.hakem) });
       deal.append(crown, line);
+      if (court) {
+        const dealer = document.createElement("p");
+        dealer.className = "waiting__hint";
+        dealer.textContent = format(text.dealer_is, { name: seatName(hand.dealer) });
+        deal.appendChild(dealer);
+      }
       if (!hand.started) {
         const note = document.createElement("p");
         note.className = "waiting__hint";
@@ -329,6 +383,12 @@
       }
       result.textContent = (hand.result.title ? hand.result.title + " " : "") + hand.result.text;
       el.status.appendChild(result);
+      if (hand.result.streak_text) {
+        const streak = document.createElement("span");
+        streak.className = "status__turn rp-streak";
+        streak.textContent = hand.result.streak_text;
+        el.status.appendChild(streak);
+      }
       if (matchEndsHere(hand)) {
         const champion = document.createElement("span");
         champion.className = "status__took rp-champion";
@@ -348,6 +408,20 @@
     }
   }
 
+  /* Tricks per side: won ones, or under Double Sir collected ones (R9.12.5). */
+  function sideTricks(hand, k, seatTricks, side) {
+    const complete = Math.floor(k / players);
+    if (hand.double_sir) {
+      return hand.tricks.slice(0, complete).reduce(function (sum, trick) {
+        const by = trick.collected_by;
+        return sum + (by !== null && by !== undefined && data.seats[by].side === side ? trick.collected : 0);
+      }, 0);
+    }
+    return (seatsBySide[side] || []).reduce(function (sum, seat) {
+      return sum + seatTricks[seat];
+    }, 0);
+  }
+
   function drawScore(hand, k, seatTricks) {
     const ended = k === hand.plays.length && hand.result;
     const scores = ended ? hand.score_after : hand.score_before;
@@ -357,25 +431,79 @@
       item.querySelector("[data-points]").textContent = String(points);
       const gain = item.querySelector("[data-gain]");
       const won = ended && hand.result.winner === side;
-      gain.hidden = !won;
+      gain.hidden = !won || !hand.result.points; // a Court Piece deal may score no court (R9.7.3)
       gain.textContent = won ? "+" + hand.result.points : "";
       item.classList.toggle("is-winner", Boolean(won));
-      const tricks = (seatsBySide[side] || []).reduce(function (sum, seat) {
-        return sum + seatTricks[seat];
-      }, 0);
-      item.querySelector("[data-tricks]").textContent = String(tricks);
+      item.querySelector("[data-tricks]").textContent = String(sideTricks(hand, k, seatTricks, side));
       item.querySelectorAll(".petal").forEach(function (petal, index) {
         petal.classList.toggle("is-filled", index < points);
       });
     });
   }
 
-  function drawTrump(hand) {
-    const trump = hand.trump;
+  function drawTrump(hand, k) {
+    const hidden = hand.hidden;
+    const up = hidden ? revealedAt(hand, k) || neverRevealedAt(hand, k) : true;
+    const trump = up ? hand.trump : null;
     el.trump.classList.toggle("trump--none", !trump);
+    el.trump.classList.toggle("trump--hidden", Boolean(hidden && !up));
     el.trump.classList.toggle("is-red", trump === "H" || trump === "D");
     el.trumpSymbol.textContent = trump ? { S: "♠", H: "♥", D: "♦", C: "♣" }[trump] : "?";
     el.trumpName.textContent = trump ? text.suit_titles[trump] : text.no_trump;
+    if (!el.indicatorBack) {
+      return;
+    }
+    // Hidden trump (R9.14): the indicator face down until its reveal, then face up.
+    const laid = Boolean(hidden && hand.started);
+    el.indicatorBack.hidden = !laid || up;
+    el.trumpSymbol.hidden = laid; // the indicator, face down or up, stands for it
+    el.indicatorFace.hidden = !laid || !up || !hidden.card;
+    el.indicatorFace.replaceChildren(laid && up && hidden.card ? face(hidden.card) : "");
+    el.trumpNote.hidden = !laid;
+    if (!laid) {
+      return;
+    }
+    if (!up) {
+      el.trumpName.textContent = text.indicator_down;
+      el.trumpNote.textContent = "";
+      el.trumpNote.hidden = true;
+    } else if (hidden.reveal) {
+      const reveal = hidden.reveal;
+      el.trumpNote.textContent = format(reveal.asked ? text.asked_by : text.revealed_by, {
+        name: seatLabel(reveal.seat),
+        trick: reveal.trick + 1,
+      });
+    } else {
+      el.trumpNote.textContent = text.indicator_never;
+    }
+  }
+
+  /* Double Sir (R9.12): how many tricks lie in the pile, and who collected how many when. */
+  function drawPile(hand, k) {
+    if (!el.pile) {
+      return;
+    }
+    const complete = hand.tricks.slice(0, Math.floor(k / players));
+    const last = complete[complete.length - 1];
+    const pile = last ? last.pile : 0;
+    el.pile.textContent = pile ? format(text.pile, { count: pile }) : text.pile_none;
+    const fragment = document.createDocumentFragment();
+    complete.forEach(function (trick) {
+      if (!trick.collected_text) {
+        return;
+      }
+      const item = document.createElement("li");
+      item.className = "side-" + data.seats[trick.collected_by].side;
+      item.textContent = trick.collected_text;
+      fragment.appendChild(item);
+    });
+    if (!fragment.childNodes.length) {
+      const none = document.createElement("li");
+      none.className = "rp-pile__none";
+      none.textContent = text.no_collection;
+      fragment.appendChild(none);
+    }
+    el.collections.replaceChildren(fragment);
   }
 
   function drawDiscards(hand) {
@@ -420,22 +548,45 @@
     return Boolean(data.match_result) && hand === hands[hands.length - 1] && hand.result;
   }
 
+  function revealWords(hand) {
+    const reveal = hand.hidden.reveal;
+    return format(reveal.asked ? text.asks : text.reveals, {
+      name: seatName(reveal.seat),
+      label: label(hand.hidden.card),
+      suit: text.suits[hand.trump],
+    });
+  }
+
   function describe(hand, k) {
     const number = hand.number;
     if (k === 0) {
-      const words = hand.trump
-        ? format(text.deal, {
-            hand: number,
-            hakem: seatName(hand.hakem),
-            trump: text.suits[hand.trump],
-          })
-        : format(text.deal_no_trump, { hand: number, hakem: seatName(hand.hakem) });
+      const names = { hand: number, hakem: seatName(hand.hakem), dealer: seatName(hand.dealer) };
+      let words;
+      if (hand.hidden && hand.started) {
+        words = format(text.deal_hidden, names);
+      } else if (hand.trump) {
+        words = format(text.deal, Object.assign({ trump: text.suits[hand.trump] }, names));
+      } else {
+        words = format(text.deal_no_trump, names);
+      }
+      if (revealedAt(hand, k)) {
+        words += " " + revealWords(hand);
+      }
       return hand.started ? words : words + " " + (data.revealed ? text.not_started : text.dealing);
     }
     const play = hand.plays[k - 1];
     const trick = play.trick + 1;
     const order = ((k - 1) % players) + 1;
-    let words = format(order === 1 ? text.lead : text.play, {
+    let words = "";
+    if (revealedAt(hand, k) && !revealedAt(hand, k - 1)) {
+      words = revealWords(hand) + " ";
+    }
+    const hiddenCard = play.card === null;
+    let template = order === 1 ? text.lead : text.play;
+    if (hiddenCard) {
+      template = order === 1 ? text.lead_down : text.play_down;
+    }
+    words += format(template, {
       hand: number,
       trick: trick,
       card: order,
@@ -443,12 +594,22 @@
       label: label(play.card),
     });
     if (order === players) {
-      const winner = seatName(hand.tricks[play.trick].winner);
+      const done = hand.tricks[play.trick];
+      const winner = seatName(done.winner);
       words += " " + format(text.takes, { name: winner, trick: trick });
+      if (done.collects_text) {
+        words += " " + done.collects_text;
+      }
     }
     if (k === hand.plays.length) {
+      if (neverRevealedAt(hand, k)) {
+        words += " " + format(text.never_revealed, { label: label(hand.hidden.card) });
+      }
       if (hand.result) {
         words += " " + (hand.result.title ? hand.result.title + " " : "") + hand.result.text + ".";
+        if (hand.result.streak_text) {
+          words += " " + hand.result.streak_text;
+        }
         if (matchEndsHere(hand)) {
           words += " " + data.match_result;
         }
@@ -476,7 +637,8 @@
     drawSeats(hand, k, playedCards, seatTricks);
     drawTrick(hand, k);
     drawScore(hand, k, seatTricks);
-    drawTrump(hand);
+    drawTrump(hand, k);
+    drawPile(hand, k);
     drawDiscards(hand);
 
     el.handLabel.textContent = format(text.hand_of, { hand: hand.number, hands: hands.length });
