@@ -52,6 +52,26 @@ def test_reference_client_plays_a_whole_match_with_a_token(live_server_url, vari
     assert match.variant == variant and max(match.scores) >= 2
 
 
+def test_reference_client_plays_court_piece_with_hidden_trump_and_double_sir_R9(live_server_url):
+    user = UserFactory()
+    done = run_reference_client(
+        live_server_url,
+        user,
+        "--variant",
+        "court-piece",
+        "--option",
+        "double_sir=true",
+        "--option",
+        "hidden_trump=chosen",
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "match over" in done.stdout and "deal 1: side" in done.stdout
+    match = Match.objects.get(seats__user=user)
+    assert match.status == Match.Status.FINISHED
+    assert match.variant == "court-piece" and match.target == 1 and max(match.scores) >= 1
+    assert match.options["double_sir"] is True and match.options["hidden_trump"] == "chosen"
+
+
 def test_a_bad_token_is_refused(live_server_url):
     import json
     import urllib.error
