@@ -568,7 +568,7 @@ def _court_banner(
             courts,
         ) % {"names": names, "courts": courts}
     else:
-        detail = _("%(names)s took 7 tricks: no court this deal") % {"names": names}
+        detail = _("%(names)s win the deal, with no court") % {"names": names}
     match_title: str | Promise = ""
     if data["over"]:
         champion = by_index[data["winner"]]
