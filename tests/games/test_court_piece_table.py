@@ -96,7 +96,7 @@ def check(state: CourtPieceMatch, seat: int | None) -> str:
 @pytest.mark.parametrize("options", MIXES, ids=lambda o: repr(o.to_json()))
 def test_every_court_piece_table_shows_only_what_its_seat_may_see_R8_3_R9_15(options):
     rng = random.Random(repr(options))
-    state = new_court_piece_match(options, seed=21, target=2, max_deals=3)
+    state = new_court_piece_match(options, seed=21, target=1, max_deals=2)
     while True:
         for seat in (0, 1, 2, 3, None):
             check(state, seat)
@@ -165,12 +165,19 @@ def test_reveal_shows_trump_to_everyone_R9_14_2():
 def test_double_sir_pile_and_collections_are_shown_R9_12():
     options = CourtPieceOptions(double_sir=True)
     state = play_until(
-        new_court_piece_match(options, seed=6),
-        lambda s: len(s.deal.tricks) >= 2 and bool(s.deal.current),
+        new_court_piece_match(options, seed=6, target=9),
+        lambda s: any(s.deal.collected) and bool(s.deal.pile) and bool(s.deal.current),
         random.Random(2),
     )
     html = check(state, 0)
-    assert 'class="pile' in html and "collected" in html
+    assert (
+        'class="pile"' in html
+        and f'<span class="pile__count" aria-hidden="true">{len(state.deal.pile)}</span>' in html
+    )
+    collector = next(seat for seat, count in enumerate(state.deal.collected) if count)
+    count = state.deal.collected[collector]
+    noun = "trick" if count == 1 else "tricks"
+    assert f"{count} {noun} collected" in html
 
 
 def test_court_chase_is_named_R9_6_1():
