@@ -81,7 +81,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
-VIEWPORTS = {"phone": (390, 844), "desktop": (1280, 800)}
+VIEWPORTS = {"phone": (390, 844), "desktop": (1366, 657)}
 if os.environ.get("SHOTS_NARROW"):
     VIEWPORTS["narrow"] = (360, 740)
 LANGUAGES = ("en", "fa")

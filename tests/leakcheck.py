@@ -15,6 +15,14 @@ is then checked against the moment it was rendered at (its ``version``):
 - no seed of the match or of a hand, and no field that holds a deal order or a face-down card
   (``deck``, ``first5``, ``revealed``, ...), appears anywhere.
 
+Court Piece (R9) is read from its own engine state (``CourtPieceMatch``) the same way, with what
+R9.15 adds: a seat sees its holding, the trick on the table and the finished tricks of the deal,
+except under Double Sir, where they lie face down in the pile and only the trick just taken shows
+until the next card is led; the indicator of hidden trump only once revealed, or under ``chosen``
+by its caller (under ``blind`` not even he); and while trump is hidden from a receiver, no message
+to him names its suit. The first-dealer flips (R9.2.1) are public like the first-Hakem flips, and
+a finished deal is all visible in history (every card dealt, the indicator and the pile).
+
 A card is found wherever a message can name one: its R1.2 text (``AS``) standing on its own, its
 spoken name in English or Persian (``ace of spades``, the ``aria-label`` of a face), and the
 printed corner index of a face (rank and suit symbol). The text pattern does not look inside
@@ -33,7 +41,16 @@ from typing import Any
 
 from django.utils import translation
 
-from games.engine import FULL_DECK, MatchState, derive_seed, hand_seed
+from games.engine import (
+    FULL_DECK,
+    CourtPieceDeal,
+    CourtPieceMatch,
+    HiddenTrump,
+    MatchState,
+    deal_seed,
+    derive_seed,
+    hand_seed,
+)
 from tests.engine.helpers import seat_may_see
 
 #: A card's R1.2 text standing on its own: not inside a longer run of letters and digits.
@@ -47,6 +64,14 @@ _SUIT_OF_SYMBOL = {"\u2660": "S", "\u2665": "H", "\u2666": "D", "\u2663": "C"}
 #: The first-Hakem flips on the live table (games/_table.html).
 HAKEM_DRAW_HTML = re.compile(r'<details class="tool-details hakem-draw".*?</details>', re.DOTALL)
 TABLE_VERSION = re.compile(r'<div id="table"[^>]*? data-version="(\d+)"')
+#: Court Piece's table settings on the replay and the summary (R9.11): the ace caller's setting
+#: names the ace of its suit (R9.16), the card the public first-dealer flips stop at.
+SETTINGS_HTML = re.compile(r'<dl class="(?:rp-settings|summary-settings__list)".*?</dl>', re.DOTALL)
+#: The trump on the live table (games/_match_trump.html): a suit's class once trump is shown.
+TRUMP_HTML = re.compile(r'class="trump trump--([shdc])[ "]')
+#: A deal still being played in the summary's table (games/match_summary.html), and a trump in it.
+OPEN_DEAL_ROW = re.compile(r'<tr [^>]*class="deal-row[^"]*hand-row--open[^"]*".*?</tr>', re.DOTALL)
+TRUMP_SUIT_HTML = re.compile(r'class="trump-suit')
 REPLAY_DATA = re.compile(
     r'<script id="replay-data" type="application/json">(.*?)</script>', re.DOTALL
 )
@@ -68,11 +93,14 @@ SECRET_KEYS = frozenset(
         "stock_cards",
         "keep_first",
         "cards_at_start",
+        "deal_seed",
+        "blind_pick",
     }
 )
 #: The same names as words of an HTML page or fragment (``data-deck``, ids, text).
 SECRET_WORDS = re.compile(
-    r"(?<![0-9A-Za-z_])(seed|seeds|hand_seed|deck|holdings|first5|dealer5|keep_first)"
+    r"(?<![0-9A-Za-z_])"
+    r"(seed|seeds|hand_seed|deal_seed|blind_pick|deck|holdings|first5|dealer5|keep_first)"
     r"(?![0-9A-Za-z_])",
     re.IGNORECASE,
 )
@@ -82,9 +110,17 @@ _LONG_NUMBERS = re.compile(r"[0-9A-Fa-f]{8,}")
 
 
 def match_seeds(seed: int, *, hands: int = 64) -> set[int]:
-    """Every seed a match's deals come from: its own, the first-Hakem draw's (R2.6) and its
-    hands' (R6.4), as ``games.engine`` derives them."""
-    return {seed, derive_seed(seed, "hakem-draw"), *(hand_seed(seed, n) for n in range(hands))}
+    """Every seed a match's deals come from, as ``games.engine`` derives them: its own, the
+    first-Hakem draw's (R2.6) and its hands' (R6.4); for Court Piece the first-dealer draw's
+    (R9.2.1) and its deals' (R9.4.1), whose seed also picks the blind indicator (R9.14.1)."""
+    return {
+        seed,
+        derive_seed(seed, "hakem-draw"),
+        derive_seed(seed, "first-seat"),
+        derive_seed(seed, "dealer-draw"),
+        *(hand_seed(seed, n) for n in range(hands)),
+        *(deal_seed(seed, n) for n in range(hands)),
+    }
 
 
 @dataclass(frozen=True)
@@ -169,6 +205,18 @@ def json_keys(value: Any) -> Iterable[str]:
             yield from json_keys(item)
 
 
+def values_of(value: Any, key: str) -> Iterable[Any]:
+    """Every value of ``key`` in any object of a JSON value."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            if name == key:
+                yield item
+            yield from values_of(item, key)
+    elif isinstance(value, list):
+        for item in value:
+            yield from values_of(item, key)
+
+
 def hakem_draw_cards(draw: dict[str, Any] | None) -> frozenset[str]:
     """The cards turned face up to choose the first Hakem (and his partner, R2.3)."""
     draw = draw or {}
@@ -180,24 +228,93 @@ class Moment:
     """What each seat may see at one version of a match, from the engine's state."""
 
     version: int
-    hand: int  # zero-based number of the hand this version belongs to
+    hand: int  # zero-based number of the hand (or deal) this version belongs to
     phase: str
-    played: frozenset[str]  # face up in this hand: finished tricks and the current one
+    #: Face up to everyone in this hand: the cards played (Court Piece: those not face down in
+    #: the Double Sir pile, and the indicator once revealed). A spectator's sight.
+    played: frozenset[str]
     seats: tuple[frozenset[str], ...]  # per seat: its own cards, discards, stock card, played
+    plays: int = 0  # cards played in this hand so far, face up or face down
+    dealt: frozenset[str] = frozenset()  # every card of the hand: all shown once it is over
+    #: Court Piece's hidden trump (R9.14): the receivers (seats, None the spectator) from whom
+    #: the trump suit is hidden now.
+    trump_hidden_from: frozenset[int | None] = frozenset()
 
     def sight(self, seat: int | None) -> frozenset[str]:
         return self.played if seat is None else self.seats[seat]
 
 
-def moment_of(state: MatchState, *, version: int) -> Moment:
-    """What R8.3 lets each seat see at ``version``, read from the state itself (not its views)."""
+def moment_of(state: MatchState | CourtPieceMatch, *, version: int) -> Moment:
+    """What R8.3 (R9.15) lets each seat see at ``version``, read from the state itself (not its
+    views)."""
+    if isinstance(state, CourtPieceMatch):
+        return _court_piece_moment(state, version=version)
     hand = state.hand
+    seats = tuple(frozenset(seat_may_see(hand, seat)) for seat in range(hand.players))
     return Moment(
         version=version,
         hand=len(state.results) - (1 if hand.is_over else 0),
         phase=hand.phase.value,
         played=frozenset(seat_may_see(hand, None)),
-        seats=tuple(frozenset(seat_may_see(hand, seat)) for seat in range(hand.players)),
+        seats=seats,
+        plays=len(hand.played),
+        dealt=frozenset().union(*seats),
+    )
+
+
+def court_piece_public(deal: CourtPieceDeal) -> set[str]:
+    """R9.15.1: what every seat and spectator of a court-piece deal sees now: the trick on the
+    table; the finished tricks, or under Double Sir (face down in the pile) only the trick just
+    taken until the next card is led; the indicator once it is revealed (R9.14.2)."""
+    shown = set(deal.current)
+    if not deal.options.double_sir:
+        shown.update(card for trick in deal.tricks for card in trick.cards)
+    elif deal.tricks and not deal.current:
+        shown.update(deal.tricks[-1].cards)
+    if deal.indicator is not None and deal.revealed:
+        shown.add(deal.indicator)
+    return {card.text for card in shown}
+
+
+def court_piece_may_see(deal: CourtPieceDeal, seat: int | None) -> set[str]:
+    """R8.3, R9.15: the public cards, and a seat's own holding; the indicator before its reveal
+    only to the caller under ``chosen`` (R9.14.1), never under ``blind``."""
+    allowed = court_piece_public(deal)
+    if seat is not None:
+        allowed |= {card.text for card in deal.holdings[seat]}
+        if (
+            deal.indicator is not None
+            and seat == deal.caller
+            and deal.options.hidden_trump is HiddenTrump.CHOSEN
+        ):
+            allowed.add(deal.indicator.text)
+    return allowed
+
+
+def court_piece_trump_hidden_from(deal: CourtPieceDeal) -> frozenset[int | None]:
+    """R9.14.1: until the reveal nobody but the caller under ``chosen`` knows trump; once the
+    deal is over it is history (R9.15.1)."""
+    if not deal.options.hidden or deal.revealed or deal.is_over:
+        return frozenset()
+    knows = {deal.caller} if deal.options.hidden_trump is HiddenTrump.CHOSEN else set()
+    return frozenset({None, *range(deal.players)} - knows)
+
+
+def _court_piece_moment(state: CourtPieceMatch, *, version: int) -> Moment:
+    deal = state.deal
+    played = [card for trick in deal.tricks for card in trick.cards] + list(deal.current)
+    dealt = {card for holding in deal.holdings for card in holding} | set(played)
+    if deal.indicator is not None:
+        dealt.add(deal.indicator)
+    return Moment(
+        version=version,
+        hand=state.deal_number,
+        phase=deal.phase.value,
+        played=frozenset(court_piece_may_see(deal, None)),
+        seats=tuple(frozenset(court_piece_may_see(deal, seat)) for seat in range(deal.players)),
+        plays=len(played),
+        dealt=frozenset(card.text for card in dealt),
+        trump_hidden_from=court_piece_trump_hidden_from(deal),
     )
 
 
@@ -242,7 +359,7 @@ class Audit:
     sizes: Counter[str] = field(default_factory=Counter)
     cards_seen: Counter[str] = field(default_factory=Counter)  # card names checked, by kind
 
-    def moment_add(self, state: MatchState, *, version: int) -> Moment:
+    def moment_add(self, state: MatchState | CourtPieceMatch, *, version: int) -> Moment:
         moment = moment_of(state, version=version)
         self.moments[version] = moment
         return moment
@@ -331,8 +448,17 @@ class Audit:
                     receiver, kind, {"version": frame["version"], **data.pop("event")}, text
                 )
         rest = json.dumps(data, ensure_ascii=False)
+        if seat in moment.trump_hidden_from:
+            self._trump(receiver, kind, moment, data, rest)
         self._cards(receiver, kind, moment, rest, moment.sight(seat) | echo)
         return frame
+
+    def _trump(self, receiver: str, kind: str, moment: Moment, data: Any, text: str) -> None:
+        """Under hidden trump (R9.14) no ``trump`` of the deal in play may be named to a
+        receiver it is hidden from."""
+        for suit in values_of(data, "trump"):
+            if suit is not None:
+                self._leak(receiver, kind, moment, f"the hidden trump {suit}", text, '"trump"')
 
     def _event(self, receiver: str, kind: str, event: dict[str, Any], text: str) -> None:
         """A public event, of this hand or an earlier one: only cards played by its version."""
@@ -343,6 +469,8 @@ class Audit:
         if "hakem_draw" in event and event.pop("hakem_draw") != self.hakem_draw:
             self._leak(receiver, kind, moment, "other first-Hakem flips", text, "hakem_draw")
         shown = json.dumps(event, ensure_ascii=False)
+        if None in moment.trump_hidden_from:
+            self._trump(receiver, f"{kind} (events)", moment, event, shown)
         self._cards(receiver, f"{kind} (events)", moment, shown, moment.played)
 
     # -- HTML fragments and pages ------------------------------------------------------------
@@ -372,18 +500,28 @@ class Audit:
             for card in sorted(cards_named(flips) - public):
                 self._leak(receiver, kind, moment, f"the flip {card}", text, card)
             text = HAKEM_DRAW_HTML.sub("", text)
+        if seat in moment.trump_hidden_from:
+            for suit in TRUMP_HTML.findall(text):
+                self._leak(receiver, kind, moment, f"the hidden trump {suit}", text, "trump--")
         self._cards(receiver, kind, moment, text, moment.sight(seat) | echo)
         return table_version
 
     def check_history_page(self, receiver: str, text: str, *, kind: str) -> None:
         """A replay, summary or record page while the match is played: every card of a finished
         hand (R8.3: finished hands become fully visible), of the hand in play only the cards
-        played by now, hand by hand where the page says which hand."""
+        played by now (Court Piece: what a spectator sees, R9.15.1), hand by hand where the page
+        says which hand; no hidden trump of the deal in play (R9.14)."""
         self._count(kind, text)
         moment = self.latest
         self._secrets(receiver, kind, moment, text)
         for word in sorted({w.lower() for w in SECRET_WORDS.findall(text)}):
             self._leak(receiver, kind, moment, f"the word {word!r}", text, word)
+        settings = "".join(SETTINGS_HTML.findall(text))
+        if settings:
+            last_flip = frozenset((self.hakem_draw or {}).get("cards", [])[-1:])
+            for card in sorted(cards_named(settings) - last_flip):
+                self._leak(receiver, kind, moment, f"the setting {card}", text, card)
+            text = SETTINGS_HTML.sub("", text)
         visible_by_hand = self.visible_by_hand()
         finished = self.finished_hands()
         found = REPLAY_DATA.search(text)
@@ -401,12 +539,22 @@ class Audit:
                 shown |= {card for cards in hand.get("cards", []) for card in cards}
                 for pile in hand.get("discards", []):
                     shown |= {*pile["discarded"], *pile["thrown"]}
+                # Court Piece: a card face down in the Double Sir pile is null; the indicator.
+                shown |= {(hand.get("hidden") or {}).get("card")}
+                shown.discard(None)
+                hides_trump = number == moment.hand and None in moment.trump_hidden_from
+                if hides_trump and hand.get("trump") is not None:
+                    self._leak(receiver, kind, moment, "the hidden trump", text, '"trump"')
                 allowed = visible_by_hand.get(number, frozenset())
                 self.cards_seen[f"{kind} (hand data)"] += len(shown)
                 for card in sorted(shown - allowed):
                     self._leak(
                         receiver, kind, moment, f"the card {card} of hand {number}", text, card
                     )
+        if None in moment.trump_hidden_from:
+            for row in OPEN_DEAL_ROW.findall(text):
+                if TRUMP_SUIT_HTML.search(row):
+                    self._leak(receiver, kind, moment, "the hidden trump", row, "trump-suit")
         public = frozenset().union(*visible_by_hand.values())
         self._cards(receiver, kind, moment, text, public)
 
@@ -420,13 +568,14 @@ class Audit:
         return set(range(latest.hand)) | ({latest.hand} if latest.phase == "done" else set())
 
     def visible_by_hand(self) -> dict[int, frozenset[str]]:
-        """What a history page may show of each hand now: of a finished hand every card dealt to
-        a seat (all seats' sight at its last moment), of the hand in play the cards played."""
+        """What a history page may show of each hand now: of a finished hand every card dealt
+        (R8.3, R9.15.1), of the hand in play what everyone sees (the cards played, Court Piece's
+        face-down pile and hidden indicator excepted)."""
         latest: dict[int, Moment] = {}
         for version in sorted(self.moments):
             latest[self.moments[version].hand] = self.moments[version]
         finished = self.finished_hands()
         return {
-            number: frozenset().union(*moment.seats) if number in finished else moment.played
+            number: moment.dealt if number in finished else moment.played
             for number, moment in latest.items()
         }

@@ -117,3 +117,18 @@ def bot_facts(state: GameState) -> dict[str, Any]:
         facts["streak"] = {"side": state.streak.side, "count": state.streak.count}
         facts["max_deals"] = state.max_deals
     return facts
+
+
+def face_down_tricks(state: GameState) -> frozenset[tuple[int, int]]:
+    """(hand or deal number, trick) of the tricks lying face down now: under Court Piece's
+    Double Sir, the finished tricks of the deal in play but the one just taken, until the next
+    is led (R9.15.1). An event that named their cards as they were played must not name them
+    again to a client that asks for the log later (a late spectator, a resync)."""
+    if not isinstance(state, CourtPieceMatch) or not state.options.double_sir:
+        return frozenset()
+    deal = state.deal
+    if deal.is_over:
+        return frozenset()  # a finished deal is history, fully visible (R9.15.1)
+    shown = len(deal.tricks) - (0 if deal.current else 1)
+    number = state.deal_number
+    return frozenset((number, trick) for trick in range(min(shown, len(deal.tricks))))

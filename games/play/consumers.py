@@ -26,7 +26,7 @@ from django.utils import translation
 
 from accounts.restrictions import blocked
 from accounts.socket_sessions import SessionBoundSocket, user_group_name
-from games.engine import GameState, IllegalActionError, game_view
+from games.engine import GameState, IllegalActionError, face_down_tricks, game_view
 from games.lobby.consumers import scope_language
 from games.lobby.services import INVITED_SESSION_KEY
 from games.models import ChatMessage, Match, MatchSeat
@@ -501,7 +501,7 @@ class MatchJsonConsumer(_MatchConsumer):
         data = match_payload(
             loaded.match, loaded.seats, loaded.state, self.seat, presence=loaded.presence
         )
-        data["events"] = loaded.events
+        data["events"] = events_shown(loaded.events, loaded.state)
         if event is None:
             await self.send_json_message("state", data)
         else:
@@ -698,6 +698,22 @@ def match_payload(
         "clock": match_clock(match=match, state=state, seats=seats),
         "view": game_view(state, seat),
     }
+
+
+def events_shown(
+    events: list[dict[str, Any]] | None, state: GameState
+) -> list[dict[str, Any]] | None:
+    """The logged events as a client may read them now: a card played to a trick that lies
+    face down in the Double Sir pile is not named again (R9.15.1); the rest as logged."""
+    hidden = face_down_tricks(state)
+    if not events or not hidden:
+        return events
+    return [
+        {key: value for key, value in event.items() if key != "card"} | {"card": None}
+        if event.get("kind") == "play_card" and (event.get("hand"), event.get("trick")) in hidden
+        else event
+        for event in events
+    ]
 
 
 def _json(message: dict[str, Any]) -> str:

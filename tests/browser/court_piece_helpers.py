@@ -174,7 +174,7 @@ def trump_box_text(deal: CourtPieceDeal, language: str = "en") -> str:
         return suit_title(deal.trump, language)
     with translation.override(language):
         if deal.caller == PERSON:
-            return translation.gettext("hidden: your %(card)s") % {
-                "card": card_label(deal.indicator, language)
+            return translation.gettext("%(suit)s, hidden") % {
+                "suit": suit_title(deal.trump, language)
             }
         return translation.gettext("hidden, face down")

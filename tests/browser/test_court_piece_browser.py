@@ -1,6 +1,6 @@
 """A person plays Court Piece against three computer players with hidden trump (``chosen``) and
 Double Sir, all by clicking in Chromium, on a phone and on a desktop: he lays his indicator by
-clicking one of his five cards and reads it as "hidden: your ...", plays his cards, asks for trump
+clicking one of his five cards and reads its suit as hidden ("Hearts, hidden"), plays his cards, asks for trump
 in a deal another seat called when he cannot follow suit and sees it revealed, is bound to trump,
 watches the Double Sir pile grow, and sees each deal's banner.
 
@@ -106,12 +106,33 @@ def _check_turn(page: Page, deal: CourtPieceDeal, hand_number: int) -> None:
         expect(trump_box).to_have_class(re.compile(rf"\btrump--{deal.trump.value.lower()}\b"))
     else:
         expect(trump_box).to_have_class(re.compile(r"\btrump--hidden\b"))
-    # The Double Sir pile: the tricks lying face down in the middle, counted.
-    pile = table.locator(".status .pile")
+    # The Double Sir pile: the tricks lying face down on the felt, counted.
+    pile = table.locator(".felt > .pile")
     expect(pile).to_be_visible()
     expect(pile.locator(".pile__count")).to_have_text(str(len(deal.pile)))
     expect(pile.locator(".back--pile")).to_have_count(2 if deal.pile else 0)
     expect(table.locator(".status__turn.is-you")).to_be_visible()
+    # Visible is not enough: nothing may lie over the count, the turn or the ask button.
+    for selector in (".felt > .pile .pile__count", ".status__turn.is-you", ".reveal-button"):
+        if table.locator(selector).count():
+            assert _on_top(page, f"#table {selector}"), f"{selector} is covered"
+
+
+_ON_TOP = """selector => {
+    const element = document.querySelector(selector);
+    const box = element.getBoundingClientRect();
+    const points = [[0.5, 0.5], [0.2, 0.5], [0.8, 0.5]];
+    return points.every(([x, y]) => {
+        const found = document.elementFromPoint(box.left + box.width * x, box.top + box.height * y);
+        return found !== null && (element.contains(found) || found.contains(element));
+    });
+}"""
+
+
+def _on_top(page: Page, selector: str) -> bool:
+    """Whether the element is what the page shows at its middle and both sides (scrolled to)."""
+    page.locator(selector).scroll_into_view_if_needed()
+    return page.evaluate(_ON_TOP, selector)
 
 
 def _click_card(page: Page, card: Card) -> None:
@@ -189,7 +210,7 @@ def test_court_piece_hidden_trump_and_double_sir_by_clicking(
                 take("choose-indicator")
                 _click_card(page, action.card)
                 expect(table.locator(".trump__name")).to_have_text(
-                    f"hidden: your {card_label(action.card)}"
+                    f"{suit_title(action.card.suit, 'en')}, hidden"
                 )
                 expect(table.locator(".trump")).to_have_class(re.compile(r"\btrump--hidden\b"))
                 # The rest is dealt (R9.4.1): 13 cards but the indicator, which is not in his

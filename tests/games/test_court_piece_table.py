@@ -129,7 +129,7 @@ def test_indicator_lies_face_down_and_the_caller_sees_his_own_under_chosen_R9_14
     assert "Choose trump in secret" in html
     state = court_piece_apply(state, court_piece_legal_actions(state)[0])
     indicator = state.deal.indicator
-    assert "hidden: your" in check(state, caller)
+    assert f"{indicator.suit.name.title()}, hidden" in check(state, caller)
     for seat in {0, 1, 2, 3, None} - {caller}:
         html = check(state, seat)
         assert "hidden, face down" in html and indicator.text not in html

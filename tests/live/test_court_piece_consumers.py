@@ -197,3 +197,41 @@ async def test_an_indicator_not_among_the_first_five_is_refused_R9_14_1():
     assert error["data"]["code"] == "invalid_indicator"
     assert other in error["data"]["message"] or "first 5" in error["data"]["message"]
     await client.disconnect()
+
+
+async def test_a_late_spectator_does_not_read_the_pile_from_the_log_R9_15_1():
+    """Under Double Sir the events of the cards now face down in the pile are not re-sent with
+    their cards: not to a spectator who joins late with ?since=0, nor on a resync."""
+    options = CourtPieceOptions(double_sir=True)
+    match, users = await database_sync_to_async(court_match)(options, seed=4)
+
+    def play_three_tricks_and_a_lead() -> None:
+        from games.engine import court_piece_legal_actions
+        from games.play.services import match_apply_action
+
+        for _ in range(200):
+            state = match_state_build(match=Match.objects.get(pk=match.pk))
+            if len(state.deal.tricks) >= 3 and len(state.deal.current) == 1:
+                return
+            action = court_piece_legal_actions(state)[0]
+            match_apply_action(match=match.pk, seat=action.seat, action=action)
+        raise AssertionError("never reached the fourth trick")
+
+    await database_sync_to_async(play_three_tricks_and_a_lead)()
+    state = await database_sync_to_async(
+        lambda: match_state_build(match=Match.objects.get(pk=match.pk))
+    )()
+    in_pile = {c.text for t in state.deal.tricks for c in t.cards}
+    late = await connect(await database_sync_to_async(UserFactory)(), match.pk, query="since=0")
+    frame = await receive(late)
+    assert frame["type"] == "state" and frame["data"]["events"]
+    plays = [e for e in frame["data"]["events"] if e["kind"] == "play_card"]
+    assert len(plays) == 13
+    assert [e["card"] for e in plays[:12]] == [None] * 12
+    assert plays[12]["card"] == state.deal.current[0].text  # the lead on the table is seen
+    shown = set(CARD.findall(json.dumps(frame["data"]["events"])))
+    assert not shown & in_pile
+    await late.send_to(text_data=json.dumps({"type": "resync", "since": 0}))
+    again = await receive(late)
+    assert not set(CARD.findall(json.dumps(again["data"]["events"]))) & in_pile
+    await late.disconnect()

@@ -1,6 +1,7 @@
-"""The hidden-cards audit (issue 8, R8.3): whole matches of every variant, every seat a person
-whose moves the greedy computer player chooses from that person's own JSON view, one spectator,
-and every byte each of them receives checked for a card it may not see at that moment.
+"""The hidden-cards audit (issue 8, R8.3, R9.15): whole matches of every variant, Court Piece
+included, every seat a person whose moves the greedy computer player chooses from that person's
+own JSON view, one spectator, and every byte each of them receives checked for a card it may not
+see at that moment.
 
 Each seat and the spectator hold the JSON protocol's socket for the whole match, and in one
 match of four all of them also hold the htmx page's socket (in the others one of them does, in
@@ -17,17 +18,27 @@ when it is over. No seed of the match or of a hand, and no field of a deal order
 any of it.
 
 Moves go over the sockets the way a browser or a program sends them, mostly JSON, some in the
-page's flat form; in half the matches a player leaves, the computer plays his seat
-(``match_step``, as the worker does) and he comes back. Most matches are to 1 point; one in three
-rounds is to 2, so that hands follow one another (events of the hand before, a new deal).
+page's flat form; in half the matches (every Court Piece one) a player leaves, the computer
+plays his seat (``match_step``, as the worker does) and he comes back. Most matches are to 1
+point; one in three rounds is to 2, so that hands follow one another (events of the hand before,
+a new deal).
 
-HOKM_AUDIT_MATCHES sets the number of matches, the variants in turn: 8 by default (each variant
-twice, every kind of message and page, and a match to 2 points that needs a second hand). The
-full audit of 100 matches is ``make audit-hidden-cards`` (``HOKM_AUDIT_MATCHES=100``): about
-50,000 messages and 300 MB, some 9 minutes of CPU here (every frame costs the server a state read
-and, for the page, a table rendered), too long for every CI run; docs/security.md has its
-figures. With ``-s`` the messages, bytes and card names checked are printed by kind, with the
-time taken.
+Court Piece (R9) is played under its table settings (R9.11), a mix per match in turn
+(``COURT_PIECE_MIXES``: hidden trump chosen, blind and off, Double Sir with and without the ace
+rule, goon court off, an ace caller), to 1 court in at most 1 deal, or to 2 in at most 2. Its
+seats also ask for trump when they may (R9.14.2), so that indicators come face up mid-deal, or
+play a random legal card rather than the greedy one; and they send its own refused messages:
+trump asked for when it may not be, an indicator that is not among the caller's first five, the
+caller under ``chosen`` playing his face-down indicator, and under ``blind`` the caller playing
+the indicator he cannot see, which must be refused as any card he does not hold
+(``card_not_held``, word for word), never telling him which card it is (R9.14.1, R8.3).
+
+HOKM_AUDIT_MATCHES sets the number of matches, the variants in turn: 10 by default (each variant
+twice, Court Piece under the first two mixes, blind and chosen hidden trump under Double Sir;
+every kind of message and page, and a match to 2 points that needs a second hand). The full
+audit of 100 matches is ``make audit-hidden-cards`` (``HOKM_AUDIT_MATCHES=100``), every mix
+several times: too long for every CI run; docs/security.md has its figures. With ``-s`` the
+messages, bytes and card names checked are printed by kind, with the time taken.
 """
 
 from __future__ import annotations
@@ -50,10 +61,19 @@ from django.utils import translation
 
 from games.bots import greedy_action
 from games.engine import (
+    CourtPieceMatch,
+    CourtPieceOptions,
+    HiddenTrump,
+    RevealTrump,
+    Suit,
+    court_piece_apply,
+    court_piece_legal_actions,
+    court_piece_match_view,
     get_variant,
     match_apply,
     match_legal_actions,
     match_view,
+    new_court_piece_match,
     new_match,
     to_json,
 )
@@ -64,13 +84,27 @@ from games.play.services import SeatSpec, match_create, match_step
 from games.routing import websocket_urlpatterns
 from tests.accounts.players import client_for
 from tests.games.factories import UserFactory
-from tests.leakcheck import TABLE_VERSION, Audit, match_seeds
+from tests.leakcheck import HAKEM_DRAW_HTML, TABLE_VERSION, Audit, cards_named, match_seeds
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 APP = URLRouter(websocket_urlpatterns)
-VARIANTS = ("hokm4", "hokm3", "hokm2", "hokm2-draw")
-MATCHES = int(os.environ.get("HOKM_AUDIT_MATCHES") or 8)
+HOKM_VARIANTS = ("hokm4", "hokm3", "hokm2", "hokm2-draw")
+VARIANTS = (*HOKM_VARIANTS, "court-piece")
+MATCHES = int(os.environ.get("HOKM_AUDIT_MATCHES") or 10)
+#: The table settings of R9.11 of the Court Piece matches, in turn: the default run plays the
+#: first two (both hidden trumps, under Double Sir with and without the ace rule). The first
+#: match of every variant has everyone's page open: the blind caller's refusals on the page too.
+COURT_PIECE_MIXES = (
+    CourtPieceOptions(
+        double_sir=True, ace_rule=True, hidden_trump=HiddenTrump.BLIND, goon_court=False
+    ),
+    CourtPieceOptions(double_sir=True, hidden_trump=HiddenTrump.CHOSEN, ace_caller=Suit.HEARTS),
+    CourtPieceOptions(ace_caller=Suit.SPADES),
+    CourtPieceOptions(hidden_trump=HiddenTrump.BLIND, goon_court=False),
+    CourtPieceOptions(double_sir=True, ace_rule=True, ace_caller=Suit.CLUBS),
+    CourtPieceOptions(hidden_trump=HiddenTrump.CHOSEN, ace_caller=Suit.DIAMONDS),
+)
 #: A frame that does not come within this many seconds is a failure (CI machines are slow).
 FRAME_TIMEOUT = 10
 #: The languages of the four seats' and the spectator's browsers: both kinds of card names.
@@ -102,9 +136,17 @@ class Receiver:
     chats: int = 0
 
 
-def _create(variant: str, target: int, seed: int, users: list, partner_draw: bool) -> Match:
+def _create(
+    variant: str,
+    target: int,
+    seed: int,
+    users: list,
+    partner_draw: bool,
+    options: CourtPieceOptions | None = None,
+) -> Match:
+    settings = options.to_json() if options is not None else {}
     table = Table.objects.create(
-        name="audit", variant=variant, target=target, allow_spectators=True
+        name="audit", variant=variant, target=target, allow_spectators=True, options=settings
     )
     return match_create(
         variant=variant,
@@ -113,6 +155,9 @@ def _create(variant: str, target: int, seed: int, users: list, partner_draw: boo
         table=table,
         partner_draw=partner_draw,
         seats=[SeatSpec(name=u.username, user=u) for u in users],
+        # Court Piece: the table's settings, and as many deals at most as courts to reach.
+        options=settings or None,
+        max_deals=target if options is not None else None,
     )
 
 
@@ -130,21 +175,36 @@ def _table_version(text: str) -> int | None:
 class MatchRun:
     """One match driven through the sockets, every frame checked as it is read."""
 
-    def __init__(self, *, variant: str, target: int, rng: random.Random) -> None:
+    def __init__(
+        self,
+        *,
+        variant: str,
+        target: int,
+        rng: random.Random,
+        options: CourtPieceOptions | None = None,
+    ) -> None:
         self.variant = variant
         self.rules = get_variant(variant)
+        self.court = self.rules.family == "court-piece"
+        self.options = options
         self.target = target
         self.rng = rng
         self.seq = 0
         self.left: int | None = None  # a seat whose person left it to the computer
         self.over = False
+        self.state: Any = None  # the engine's state at the latest version (never a view)
+        self.probed: set[tuple[int, str]] = set()  # Court Piece's own refusals, per deal
+        self.reveals = 0  # reveals of hidden trump asked for over the sockets (R9.14.2)
+        self.leaves = 0  # a person left his seat to the computer
 
     # -- the match as stored -------------------------------------------------------------------
 
     def _snapshot(self) -> int:
         match = Match.objects.get(pk=self.match_id)
         if match.version not in self.audit.moments:
-            self.audit.moment_add(match_state_build(match=match), version=match.version)
+            # The engine's own state (a CourtPieceMatch for Court Piece), never a view.
+            self.state = match_state_build(match=match)
+            self.audit.moment_add(self.state, version=match.version)
         self.audit.seeds.update(Hand.objects.filter(match=match).values_list("seed", flat=True))
         self.over = match.status != Match.Status.PLAYING
         return match.version
@@ -161,7 +221,7 @@ class MatchRun:
         of those who have the page open."""
         players = self.rules.players
         match = await database_sync_to_async(_create)(
-            self.variant, self.target, seed, people[:players], partner_draw
+            self.variant, self.target, seed, people[:players], partner_draw, self.options
         )
         self.match_id = match.pk
         self.audit = Audit(hakem_draw=match.hakem_draw, seeds=match_seeds(seed))
@@ -287,7 +347,8 @@ class MatchRun:
 
     @staticmethod
     def seat_view(receiver: Receiver) -> dict[str, Any]:
-        return receiver.data["view"]["hand"]
+        view = receiver.data["view"]
+        return view["deal"] if view["variant"] == "court-piece" else view["hand"]
 
     def to_act(self) -> int | None:
         return self.seat_view(self.receivers[-1])["to_act"]
@@ -323,7 +384,7 @@ class MatchRun:
             await self.settle()
             return
         receiver = self.receivers[seat]
-        action = to_json(greedy_action(self.seat_view(receiver)))
+        action = self.choose(self.seat_view(receiver))
         page = receiver.page and self.rng.random() < 0.25
         before = self.version
         seq = await self.send_action(receiver, action, version=before, page=page)
@@ -333,6 +394,23 @@ class MatchRun:
         assert self.version == before + 1
         if not page:
             assert seq in receiver.acks
+
+    def choose(self, view: dict[str, Any]) -> dict[str, Any]:
+        """The greedy player's action from the seat's own view; in Court Piece sometimes a
+        random legal one instead, and trump asked for, when the seat may, half the time (the
+        caller, who may reveal on any turn, less often), so that reveals come mid-deal."""
+        if self.court:
+            legal = [{k: v for k, v in a.items() if k != "seat"} for a in view["legal"]]
+            if {"type": "reveal_trump"} in legal:
+                chance = 0.15 if view["seat"] == view["caller"] else 0.5
+                if self.rng.random() < chance:
+                    self.reveals += 1
+                    return {"type": "reveal_trump"}
+            if self.rng.random() < 0.3:
+                return self.rng.choice([a for a in legal if a["type"] != "reveal_trump"])
+        action = to_json(greedy_action(view))
+        self.reveals += action["type"] == "reveal_trump"  # the greedy player asks too
+        return action
 
     # -- messages refused on purpose -----------------------------------------------------------
 
@@ -350,8 +428,17 @@ class MatchRun:
         return receiver.errors[-1]
 
     def hidden_from(self, seat: int) -> list[str]:
-        """The cards ``seat`` may not see now: other seats', the stock's, those not dealt."""
+        """The cards ``seat`` may not see now: other seats', the stock's, those not dealt (Court
+        Piece: and the Double Sir pile, the indicator but to the caller under chosen)."""
         return sorted({card.text for card in self.rules.deck} - self.audit.latest.seats[seat])
+
+    def not_held_message(self, card: str) -> str:
+        """What ``card_not_held`` says of a card: a card gone face down to the Double Sir pile
+        was played in sight of all (R9.15.1); any other, however hidden, is just not held."""
+        gone = set()
+        if self.court:
+            gone = {c.text for trick in self.state.deal.tricks for c in trick.cards}
+        return f"{card} was already played" if card in gone else f"you do not hold {card}"
 
     async def probe(self) -> None:
         """One message that is refused, or answered, and must show no hidden card."""
@@ -359,7 +446,13 @@ class MatchRun:
         kinds = ["resync", "reconnect", "ping", "spectator", "bad"]
         if latest.phase != "done" and self.to_act() != self.left:
             kinds += ["out_of_turn", "wrong_seat", "not_held", "follow", "stale"]
+            if self.court:
+                kinds += ["reveal"]
         kind = self.rng.choice(kinds)
+        if kind == "reveal":
+            seats = [r for r in self.receivers[: self.rules.players] if r.seat != self.left]
+            await self.ask_for_trump(self.rng.choice(seats))
+            return
         to_act = self.to_act()
         receiver = (
             self.receivers[to_act]
@@ -400,7 +493,7 @@ class MatchRun:
             if error is not None and latest.phase == "play":
                 assert error == {
                     "code": "card_not_held",
-                    "message": f"you do not hold {card}",
+                    "message": self.not_held_message(card),
                     "client_seq": self.seq,
                 }
         elif kind == "follow":
@@ -412,7 +505,9 @@ class MatchRun:
             action = {"type": "play_card", "card": self.rng.choice(wrong)}
             await self.send_action(receiver, action, version=None, page=page)
             error = await self.expect_error(receiver, page=page)
-            assert error is None or error["code"] == "must_follow_suit", error
+            # Court Piece: a seat that asked for trump holding no card of the suit led must
+            # trump (R9.14.4).
+            assert error is None or error["code"] in ("must_follow_suit", "must_trump"), error
         elif kind == "stale":
             action = to_json(greedy_action(self.seat_view(receiver)))
             await self.send_action(receiver, action, version=self.version - 1, page=page)
@@ -462,6 +557,106 @@ class MatchRun:
                 await receiver.json.send_to(bytes_data=b"\x00\x01")
             await self.expect_error(receiver, page=page)
 
+    # -- Court Piece's own refusals (R9.14) --------------------------------------------------------
+
+    async def ask_for_trump(self, receiver: Receiver) -> None:
+        """A seat asks for trump when its view does not offer it: refused, and the refusal says
+        why in words about the asker's own cards and turn only."""
+        if {"type": "reveal_trump", "seat": receiver.seat} in self.seat_view(receiver)["legal"]:
+            return
+        page = receiver.page and self.rng.random() < 0.4
+        await self.send_action(receiver, {"type": "reveal_trump"}, version=self.version, page=page)
+        error = await self.expect_error(receiver, page=page)
+        allowed = ("not_your_turn", "wrong_phase", "reveal_not_allowed")
+        assert error is None or error["code"] in allowed, error
+
+    async def court_piece_probes(self) -> None:
+        """Once a deal, when it comes about: a wrong indicator under ``chosen`` (R9.14.1); the
+        caller playing his face-down indicator, under ``chosen`` (``indicator_hidden``, he
+        sees it) and under ``blind`` (``card_not_held`` exactly as for any card he does not
+        hold, so that he never learns which card it is); trump asked for by the seat on turn
+        when it may not ask (R9.14.2)."""
+        deal, latest = self.state.deal, self.audit.latest
+        seat = deal.to_act
+        if self.over or seat is None or seat == self.left:
+            return
+        receiver = self.receivers[seat]
+        hidden = deal.options.hidden_trump
+        todo = []
+        if deal.phase.value == "call" and hidden is HiddenTrump.CHOSEN:
+            todo.append("indicator")
+        if deal.phase.value == "play" and seat == deal.caller and not deal.revealed:
+            if hidden is HiddenTrump.BLIND:
+                todo.append("blind")
+            elif hidden is HiddenTrump.CHOSEN:
+                todo.append("chosen")
+        legal = self.seat_view(receiver)["legal"]
+        if deal.phase.value == "play" and {"type": "reveal_trump", "seat": seat} not in legal:
+            todo.append("reveal")
+        for kind in todo:
+            if (latest.hand, kind) in self.probed:
+                continue
+            self.probed.add((latest.hand, kind))
+            if kind == "reveal":
+                await self.ask_for_trump(receiver)
+            elif kind == "indicator":
+                # A card he does not hold, from the cards he may not see.
+                card = self.rng.choice(self.hidden_from(seat))
+                await self.send_action(
+                    receiver,
+                    {"type": "choose_indicator", "card": card},
+                    version=self.version,
+                    page=False,
+                )
+                error = await self.expect_error(receiver, page=False, echo=frozenset([card]))
+                assert error == {
+                    "code": "invalid_indicator",
+                    "message": f"{card} is not one of your first 5 cards",
+                    "client_seq": self.seq,
+                }
+            elif kind == "chosen":
+                card = deal.indicator.text
+                await self.send_action(
+                    receiver, {"type": "play_card", "card": card}, version=self.version, page=False
+                )
+                error = await self.expect_error(receiver, page=False)
+                assert error is not None and error["code"] == "indicator_hidden", error
+            elif kind == "blind":
+                await self.blind_indicator(receiver)
+
+    async def blind_indicator(self, receiver: Receiver) -> None:
+        """Under ``blind`` the caller plays the indicator nobody has seen, and a card another
+        seat holds: both refusals read alike but for the card he named (R9.14.1, R8.3), in the
+        JSON protocol and on the page."""
+        deal = self.state.deal
+        indicator = deal.indicator.text
+        assert indicator in self.hidden_from(receiver.seat)
+        others = [c for c in self.hidden_from(receiver.seat) if c != indicator]
+        other = self.rng.choice([c for c in others if "already" not in self.not_held_message(c)])
+        answers = {}
+        for card in (indicator, other):
+            action = {"type": "play_card", "card": card}
+            await self.send_action(receiver, action, version=self.version, page=False)
+            error = await self.expect_error(receiver, page=False, echo=frozenset([card]))
+            assert error == {
+                "code": "card_not_held",
+                "message": f"you do not hold {card}",
+                "client_seq": self.seq,
+            }, error
+            if receiver.page:
+                await self.send_action(receiver, action, version=self.version, page=True)
+                answers[card] = await self.flash(receiver, echo=frozenset([card]))
+        if receiver.page:
+            self.probed.add((self.audit.latest.hand, "blind on the page"))
+            assert answers[indicator] == answers[other].replace(other, indicator), answers
+
+    async def flash(self, receiver: Receiver, echo: frozenset[str] = frozenset()) -> str:
+        """The page's next ``#flash`` fragment: a refusal as the player reads it."""
+        while True:
+            text = await self.read_html(receiver, echo=echo)
+            if 'id="flash"' in text[:200]:
+                return text
+
     # -- pages -----------------------------------------------------------------------------------
 
     def _get(self, receiver: Receiver, path: str) -> tuple[int, str]:
@@ -499,7 +694,9 @@ class MatchRun:
     # -- the whole match -----------------------------------------------------------------------
 
     async def play(self) -> None:
-        leave_at = self.rng.randint(3, 20) if self.rng.random() < 0.5 else None
+        # Court Piece's seats are always left once: its computer players stand in (R8.1).
+        leave = self.rng.random() < 0.5 or self.court
+        leave_at = self.rng.randint(3, 20) if leave else None
         back_at = (leave_at or 0) + self.rng.randint(2, 8)
         chat_at = self.rng.randint(1, 15)
         await self.live_pages()  # before the trump call
@@ -510,6 +707,8 @@ class MatchRun:
         waiting = "call"
         plies = 0
         while not self.over:
+            if self.court:
+                await self.court_piece_probes()
             hand = self.audit.latest.hand
             await self.move()
             plies += 1
@@ -524,7 +723,7 @@ class MatchRun:
             elif waiting == "call" and latest.phase != "call":
                 waiting = "middle"
                 await self.live_pages()  # just after the call
-            elif waiting == "middle" and len(latest.played) > self.rules.players * 3:
+            elif waiting == "middle" and latest.plays > self.rules.players * 3:
                 waiting = ""
                 await self.live_pages()  # in the middle of the hand
                 await self.history_pages(self.readers)
@@ -556,6 +755,7 @@ class MatchRun:
         while receiver.json_version <= before:
             await self.read_json(receiver)
         self.left = receiver.seat
+        self.leaves += 1
         await self.settle()
 
     async def back(self) -> None:
@@ -595,7 +795,9 @@ async def test_no_message_shows_a_card_its_receiver_may_not_see_R8_3(settings, c
     # The players act the instant it is their turn, far faster than people or the rate limit.
     settings.HOKM_SOCKET_RATE_PER_SECOND = 10_000
     started = time.monotonic()
-    rng = random.Random(83)
+    hokm_rng = random.Random(83)
+    # Court Piece draws from its own: the Hokm matches are the same with it or without it.
+    court_rng = random.Random(9)
     people = [
         await database_sync_to_async(UserFactory)(username=f"audit{index}") for index in range(5)
     ]
@@ -607,12 +809,21 @@ async def test_no_message_shows_a_card_its_receiver_may_not_see_R8_3(settings, c
     sizes: Counter[str] = Counter()
     cards: Counter[str] = Counter()
     played: Counter[str] = Counter()
+    court: Counter[str] = Counter()  # Court Piece: settings played, reveals, refusals sent
+    seconds: Counter[str] = Counter()
     hands = 0
     for number in range(MATCHES):
+        match_started = time.monotonic()
         variant = VARIANTS[number % len(VARIANTS)]
         rounds = number // len(VARIANTS)
         players = get_variant(variant).players
-        run = MatchRun(variant=variant, target=2 if rounds % 3 == 1 else 1, rng=rng)
+        options, rng = None, hokm_rng
+        if variant == "court-piece":
+            options = COURT_PIECE_MIXES[rounds % len(COURT_PIECE_MIXES)]
+            rng = court_rng
+        run = MatchRun(
+            variant=variant, target=2 if rounds % 3 == 1 else 1, rng=rng, options=options
+        )
         at_table = people[:players] + people[-1:]
         everyone = rounds % 4 == 0
         await run.start(
@@ -629,7 +840,10 @@ async def test_no_message_shows_a_card_its_receiver_may_not_see_R8_3(settings, c
         sizes.update(run.audit.sizes)
         cards.update(run.audit.cards_seen)
         played[variant] += 1
+        seconds[variant] += time.monotonic() - match_started
         hands += 1 + max(moment.hand for moment in run.audit.moments.values())
+        if options is not None:
+            court.update(await database_sync_to_async(_court_piece_figures)(run, options))
     elapsed = time.monotonic() - started
     total = sum(messages.values())
     with capsys.disabled():
@@ -641,9 +855,39 @@ async def test_no_message_shows_a_card_its_receiver_may_not_see_R8_3(settings, c
             print(f"  {kind:32} {messages[kind]:7} messages {sizes[kind]:11} bytes")
         for kind in sorted(cards):
             print(f"  card names checked in {kind:36} {cards[kind]:8}")
-    assert set(played) == set(VARIANTS[: min(MATCHES, 4)])
+        print("  seconds by variant: " + ", ".join(f"{k} {v:.1f}" for k, v in seconds.items()))
+        if court:
+            print("  court-piece: " + ", ".join(f"{k} {v}" for k, v in sorted(court.items())))
+    assert set(played) == set(VARIANTS[: min(MATCHES, len(VARIANTS))])
+    if played["court-piece"]:
+        # Trump came face up mid-deal, asked for over the sockets; each hidden trump's own
+        # refusals were sent (R9.14).
+        assert court["reveals asked"] >= 1 and court["deals revealed"] >= 1, court
+        assert court["seats left to the computer"] >= 1, court
+        for mode, probes in (("chosen", ("indicator", "chosen")), ("blind", ("blind",))):
+            if court[f"hidden {mode}"]:
+                assert all(court[f"probe {probe}"] for probe in probes), court
     assert hands > MATCHES  # some matches to 2 points had a second hand
     assert total >= 300 * MATCHES
+
+
+def _court_piece_figures(run: MatchRun, options: CourtPieceOptions) -> Counter[str]:
+    """What a Court Piece match of the audit went through: its settings, deals, reveals and the
+    refusals of its own sent on purpose."""
+    figures: Counter[str] = Counter()
+    figures[f"hidden {options.hidden_trump.value}"] += 1
+    figures["double sir"] += options.double_sir
+    figures["ace rule"] += options.ace_rule
+    figures["goon court off"] += not options.goon_court
+    figures["ace caller"] += options.ace_caller is not None
+    deals = Hand.objects.filter(match_id=run.match_id)
+    figures["deals"] += deals.count()
+    figures["deals revealed"] += deals.filter(reveal__isnull=False).count()
+    figures["reveals asked"] += run.reveals
+    figures["seats left to the computer"] += run.leaves
+    for _deal, kind in run.probed:
+        figures[f"probe {kind}"] += 1
+    return figures
 
 
 # -- the checker finds what it looks for ---------------------------------------------------------
@@ -658,7 +902,7 @@ def _mid_hand(variant: str, seed: int):
     return state
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", HOKM_VARIANTS)
 def test_the_checker_finds_a_hidden_card_in_every_form_a_message_can_name_it(variant):
     """The audit would be worthless if it could not see a leak: one seat's view sent to
     another, or to the spectator, is caught in JSON and in HTML of both languages, and so is a
@@ -722,4 +966,171 @@ def test_the_checker_finds_a_hidden_card_in_every_form_a_message_can_name_it(var
         "a seed",
         "a seed",
         "the word 'deck'",
+    ]
+
+
+COURT_PIECE_CHECKS = {
+    "chosen-double-sir": CourtPieceOptions(double_sir=True, hidden_trump=HiddenTrump.CHOSEN),
+    "blind-double-sir-ace-rule": CourtPieceOptions(
+        double_sir=True, ace_rule=True, hidden_trump=HiddenTrump.BLIND
+    ),
+    "off-double-sir": CourtPieceOptions(double_sir=True, ace_caller=Suit.CLUBS),
+    "blind": CourtPieceOptions(hidden_trump=HiddenTrump.BLIND),
+}
+
+
+def _mid_deal(options: CourtPieceOptions, seed: int) -> CourtPieceMatch:
+    """A court-piece match in its first deal, played at random and nobody asking for trump, at
+    the second card of its fourth trick: three tricks lie in the Double Sir pile, face down."""
+    rng = random.Random(seed)
+    state = new_court_piece_match(options, seed=seed, target=1)
+    while len(state.deal.tricks) < 3 or len(state.deal.current) < 2:
+        legal = court_piece_legal_actions(state)
+        state = court_piece_apply(
+            state, rng.choice([a for a in legal if not isinstance(a, RevealTrump)])
+        )
+    return state
+
+
+@pytest.mark.parametrize("name", list(COURT_PIECE_CHECKS))
+def test_the_checker_finds_a_hidden_indicator_and_a_double_sir_pile_card_R9_15(name):
+    """The same proof for Court Piece: each seat's and the spectator's own view passes; the
+    indicator laid face down (seen by nobody under blind, by its caller alone under chosen), a
+    card face down in the Double Sir pile and the hidden trump suit are found wherever they are
+    planted: JSON, an event, the table in both languages, a spoken name, a printed corner, the
+    replay's data; and the caller's own view shown to the others."""
+    options = COURT_PIECE_CHECKS[name]
+    seed = 9876543210987
+    state = _mid_deal(options, seed)
+    deal = state.deal
+    audit = Audit(hakem_draw=state.draw.to_json(), seeds=match_seeds(seed))
+    moment = audit.moment_add(state, version=9)
+    match = Match(pk=7, variant="court-piece", target=1, version=9, options=options.to_json())
+    seats = [MatchSeat(match=match, index=i, name=f"p{i}") for i in range(4)]
+    caller = deal.caller
+    receivers = [*range(4), None]
+    # The indicator and trump are hidden from everyone but the caller under chosen.
+    sighted = {caller} if options.hidden_trump is HiddenTrump.CHOSEN else set()
+    blind_to_indicator = [r for r in receivers if r not in sighted] if options.hidden else []
+    pile = {card.text for trick in deal.tricks for card in trick.cards}
+    if options.double_sir:
+        assert pile and not pile & moment.played
+    if options.hidden:
+        assert not deal.revealed and deal.indicator is not None
+        assert set(moment.trump_hidden_from) == set(blind_to_indicator)
+
+    def frame(seat: int | None, **extra) -> str:
+        data = {"view": court_piece_match_view(state, seat), **extra}
+        return json.dumps({"type": "event", "version": 9, "data": data})
+
+    def table(seat: int | None, language: str) -> str:
+        with translation.override(language):
+            return render_table(match=match, seats=seats, state=state, seat=seat)
+
+    def leaked(before: int) -> set[str]:
+        return {leak.what.removeprefix("the card ") for leak in audit.leaks[before:]}
+
+    # What each may see passes, the seed's derivations aside.
+    for seat in receivers:
+        audit.check_json("r", seat, frame(seat))
+        for language in ("en", "fa"):
+            audit.check_html("r", seat, table(seat, language), kind="html", version=9)
+    assert audit.leaks == []
+    # A card face down in the pile, or the hidden indicator, planted in what a receiver gets.
+    planted = sorted(pile) if options.double_sir else []
+    for seat in receivers:
+        cards = [*planted]
+        if seat in blind_to_indicator:
+            cards.append(deal.indicator.text)
+        for card in cards:
+            count = len(audit.leaks)
+            audit.check_json("r", seat, frame(seat, note=f"{card}"))
+            event = {"version": 9, "hand": 0, "seat": 0, "card": card}
+            audit.check_json("r", seat, frame(seat, event=event))
+            for language in ("en", "fa"):
+                with translation.override(language):
+                    face = card_face(card)
+                audit.check_html("r", seat, f"<p>{face.label}</p>", kind="html", version=9)
+                corner = (
+                    f'<span class="card__rank">{face.rank}</span>'
+                    f'<span class="card__suit">{face.suit.symbol}</span>'
+                )
+                audit.check_html("r", seat, corner, kind="html", version=9)
+            assert [leak.what for leak in audit.leaks[count:]] == [f"the card {card}"] * 6
+    if options.hidden:
+        # The caller's own view (his holding, and under chosen his indicator and trump) sent
+        # to another seat or to the spectator is found, trump included, in JSON and HTML.
+        indicator, trump = deal.indicator.text, deal.trump.value
+        for seat in (s for s in receivers if s != caller):
+            count = len(audit.leaks)
+            audit.check_json("r", seat, frame(caller))
+            hidden = set(moment.seats[caller] - moment.sight(seat))
+            assert (indicator in hidden) == bool(sighted)
+            suit = {f"the hidden trump {trump}"} if sighted else set()
+            assert leaked(count) == hidden | suit
+            for language in ("en", "fa"):
+                html = table(caller, language)
+                # Whatever the caller's table names of his cards (his whole holding at least).
+                named = cards_named(HAKEM_DRAW_HTML.sub("", html))
+                assert hidden - {indicator} <= named
+                count = len(audit.leaks)
+                audit.check_html("r", seat, html, kind="html", version=9)
+                suit = {f"the hidden trump {trump.lower()}"} if sighted else set()
+                assert leaked(count) == (named & hidden) | suit
+        # Trump named to a receiver it is hidden from, in the view, an event or the table.
+        for seat in blind_to_indicator:
+            count = len(audit.leaks)
+            audit.check_json("r", seat, frame(seat, note={"trump": trump}))
+            event = {"version": 9, "hand": 0, "seat": 0, "reveal": {"trump": trump}}
+            audit.check_json("r", seat, frame(seat, event=event))
+            html = f'<div class="trump trump--{trump.lower()} trump--hidden"></div>'
+            audit.check_html("r", seat, html, kind="html", version=9)
+            assert [leak.what for leak in audit.leaks[count:]] == [
+                f"the hidden trump {trump}",
+                f"the hidden trump {trump}",
+                f"the hidden trump {trump.lower()}",
+            ]
+        # The blind indicator is hidden from the caller himself.
+        assert (caller in blind_to_indicator) == (options.hidden_trump is HiddenTrump.BLIND)
+        assert (indicator in moment.seats[caller]) == bool(sighted)
+    # The replay of the deal in play, with its pile face up, the indicator or trump named.
+    hand = {
+        "tricks": [{"cards": [c.text for c in t.cards]} for t in deal.tricks],
+        "hidden": {"card": deal.indicator.text if deal.indicator else None},
+        "trump": deal.trump.value if options.hidden else None,
+    }
+    page = (
+        '<script id="replay-data" type="application/json">'
+        + json.dumps({"revealed": False, "hands": [hand]})
+        + "</script>"
+    )
+    count = len(audit.leaks)
+    audit.check_history_page("r", page, kind="page replay")
+    found = {leak.what for leak in audit.leaks[count:]}
+    expected = {f"the card {card} of hand 0" for card in planted}
+    if options.hidden:
+        expected |= {f"the card {deal.indicator.text} of hand 0", "the hidden trump"}
+    assert expected <= found
+    assert all(what.startswith(("the card", "the hidden trump")) for what in found), found
+    # The table settings may name the ace the public flips stopped at (the ace caller's, R9.16),
+    # and no other card.
+    last_flip = state.draw.cards[-1].text
+    other = sorted(set(moment.seats[0]) - moment.played - {last_flip})[0]
+    count = len(audit.leaks)
+    for card in (last_flip, other):
+        with translation.override("en"):
+            label = card_face(card).label
+        settings = f'<dl class="rp-settings"><dt>Ace caller</dt><dd>{label}</dd></dl>'
+        audit.check_history_page("r", settings, kind="page replay")
+    assert [leak.what for leak in audit.leaks[count:]] == [f"the setting {other}"]
+    # Seeds of its draw and deals, and the fields of a deal.
+    count = len(audit.leaks)
+    audit.check_json("r", 0, frame(0, note=f"x{state.deal_seed}"))
+    audit.check_json("r", 0, frame(0, clock={"first5": [], "deal_seed": 1}))
+    audit.check_html("r", 0, '<i data-first5="1"></i>', kind="html", version=9)
+    assert [leak.what.split(" (")[0] for leak in audit.leaks[count:]] == [
+        "a seed",
+        "the field 'deal_seed'",
+        "the field 'first5'",
+        "the word 'first5'",
     ]
