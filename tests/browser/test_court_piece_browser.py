@@ -1,7 +1,8 @@
 """A person plays Court Piece against three computer players with hidden trump (``chosen``) and
 Double Sir, all by clicking in Chromium, on a phone and on a desktop: he lays his indicator by
-clicking one of his five cards and reads its suit as hidden ("Hearts, hidden"), plays his cards, asks for trump
-in a deal another seat called when he cannot follow suit and sees it revealed, is bound to trump,
+clicking one of his five cards and reads its suit as hidden ("Hearts, hidden"), plays his
+cards, asks for trump in a deal another seat called when he cannot follow suit and sees it
+revealed, is bound to trump,
 watches the Double Sir pile grow, and sees each deal's banner.
 
 The match is the lobby's one click against the computer, dealt from a seed that reaches those
@@ -28,7 +29,6 @@ from games.play.rendering import seat_short_name
 from .court_piece_helpers import (
     PERSON,
     TARGET,
-    card_label,
     court_piece_against_computer,
     find_seed,
     person_action,
