@@ -716,3 +716,21 @@ def test_random_matches_end_legally_and_check_valid_R9(options, seed, target, ma
         assert partial["valid"] and not partial["complete"], partial
         assert len(partial["hands"]) == len(snapshot) - 1
     assert isinstance(match.draw, DealerDraw)
+
+
+def test_a_card_in_the_face_down_pile_is_refused_as_not_held_R9_15_1():
+    """Under Double Sir "already played" would tell which cards lie in the pile: a seat hears
+    "you do not hold" of any card but those face up on the table."""
+    winners = [0, 2, 0, 0, 1, 3, 1, 3, 2, 2, 0, 0]
+    state, tricks = scripted_deal(PLAN, winners, options=DOUBLE_SIR)
+    state = play_until_done(state, tricks[:2])
+    state = deal_apply(state, deal_legal_actions(state)[0])  # trick 3 is led
+    seat = state.to_act
+    in_pile = next(c for t in state.tricks for c in t.cards)
+    with pytest.raises(CardNotHeldError) as refused:
+        deal_apply(state, PlayCard(seat, in_pile))
+    assert not refused.value.already_played and "do not hold" in str(refused.value)
+    on_table = state.current[0]
+    with pytest.raises(CardNotHeldError) as refused:
+        deal_apply(state, PlayCard(seat, on_table))
+    assert refused.value.already_played  # everyone sees that one

@@ -364,3 +364,23 @@ def test_blind_records_check_the_indicator_like_chosen():
     document = record(state, options=options)
     assert check_record(document)["valid"]
     assert deal_record(state)["hidden"]["card"] == "2S"
+
+
+def test_the_checker_names_what_the_table_may_not_R9_14_3_R9_15_1():
+    """The checker knows every card: a blind caller's indicator played early and a card played
+    twice under Double Sir are named as such, though the table tells the seat only "you do not
+    hold" of either (R8.3)."""
+    options = CourtPieceOptions(hidden_trump=HiddenTrump.BLIND)
+    document = record(play(hidden_deal(options), "AH"), options=options)
+    document["hands"][0]["tricks"] = [["2S"]]
+    verdict = check_record(document)
+    assert fault_at(document) == (0, 0, 0)
+    assert "indicator 2S before its reveal" in verdict["error"]
+
+    double_sir = CourtPieceOptions(double_sir=True)
+    winners = [0, 2, 0, 0, 1, 3, 1, 3, 2, 2, 0, 0]
+    state, tricks = scripted_deal(PLAN, winners, options=double_sir)
+    document = record(play_until_done(state, tricks), options=double_sir)
+    document["hands"][0]["tricks"][4][0] = document["hands"][0]["tricks"][0][0]
+    verdict = check_record(document)
+    assert "which was already played" in verdict["error"], verdict

@@ -373,7 +373,7 @@ def _play(state: CourtPieceDeal, action: PlayCard) -> CourtPieceDeal:
             and state.options.hidden_trump is HiddenTrump.CHOSEN
         ):
             raise IndicatorHiddenError(seat=seat, card=card)
-        raise CardNotHeldError(seat=seat, card=card, already_played=card in state.played)
+        raise CardNotHeldError(seat=seat, card=card, already_played=card in _face_up(state))
     led = state.led_suit
     if led is not None and card.suit != led and any(c.suit == led for c in hand):
         raise MustFollowSuitError(seat=seat, card=card, led=led)
@@ -395,6 +395,18 @@ def _play(state: CourtPieceDeal, action: PlayCard) -> CourtPieceDeal:
     if len(state.current) == PLAYERS:
         state = _end_trick(state)
     return _auto_reveal(state)
+
+
+def _face_up(state: CourtPieceDeal) -> frozenset[Card]:
+    """The cards played that every seat sees now (R9.15.1): all of them, but under Double Sir
+    only the trick on the table, or the one just taken until the next is led. A refusal may say
+    a card "was already played" only of these: of a card in the face-down pile it would tell
+    what the pile hides."""
+    if not state.options.double_sir:
+        return state.played
+    if state.current or not state.tricks:
+        return frozenset(state.current)
+    return frozenset(state.tricks[-1].cards)
 
 
 def trick_winner_index(cards: Sequence[Card], trumps: Sequence[bool]) -> int:

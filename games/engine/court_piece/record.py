@@ -10,7 +10,7 @@ from typing import Any
 from ..actions import CallTrump, ChooseIndicator, PlayCard, RevealTrump
 from ..cards import Card, CardTextError, Suit, cards_text
 from ..draw import DrawError
-from ..errors import IllegalActionError, IndicatorHiddenError, MustTrumpError
+from ..errors import CardNotHeldError, IllegalActionError, IndicatorHiddenError, MustTrumpError
 from ..hand import DeckError
 from ..record import FORMAT, RecordFault, _card_list, _is_int, _play_fault, _shown
 from .deal import CourtPieceDeal, DealPhase, Reveal, deal_apply, deck_from_court_deal, new_deal
@@ -357,10 +357,24 @@ class _TrickReplay:
         self.reveal_done = True
 
     def _play(self, index: int, seat: int, card: Card) -> None:
+        state = self.state
+        # The checker knows every card: the faults name what the table's refusals may not (the
+        # engine tells a blind caller "not held" of his indicator, and a seat "not held" of a
+        # card in the face-down pile, R8.3).
+        if card == state.indicator and seat == state.caller and not state.revealed:
+            message = f"seat {seat} played the indicator {card} before its reveal (R9.14.3)"
+            raise self.fault(index, message, seat)
         try:
-            self.state = deal_apply(self.state, PlayCard(seat, card))
+            self.state = deal_apply(state, PlayCard(seat, card))
         except IndicatorHiddenError:
             message = f"seat {seat} played the indicator {card} before its reveal (R9.14.3)"
+            raise self.fault(index, message, seat) from None
+        except CardNotHeldError:
+            message = (
+                f"seat {seat} played {card}, which was already played"
+                if card in state.played
+                else f"seat {seat} played {card}, which is not in that seat's hand"
+            )
             raise self.fault(index, message, seat) from None
         except MustTrumpError as error:
             message = (
