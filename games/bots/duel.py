@@ -7,7 +7,9 @@ Luck of the deal dominates single hands of Hokm, so every deal is played once pe
 in ``hokm4`` player A takes seats 0 and 2 and B seats 1 and 3, then the teams swap seats on the same
 deck with the same Hakem (a *duplicate* pair); in ``hokm2`` and ``hokm2-draw`` A and B swap seats 0
 and 1. In ``hokm3`` every player is alone (R1.4): A takes one seat, B the other two, and the deal is
-played three times with A in each seat (a *triplicate*), so A's fair share is 1/3. Two equal players
+played three times with A in each seat (a *triplicate*), so A's fair share is 1/3. Court Piece
+(``court-piece``, R9) is played as ``hokm4``, on the same deck, dealer and table settings
+(:func:`court_piece_deal`), and reports courts (R9.7) instead of Kots. Two equal players
 then score exactly the baseline on every deal, and the spread between deals, which is what the
 confidence interval measures, comes only from the difference in play.
 
@@ -24,6 +26,7 @@ number of worker processes; only the timings differ.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import multiprocessing
 import statistics
@@ -35,25 +38,47 @@ from typing import Any, Generic, TypeVar
 from games.bots import DUEL_ONLY, LEVELS, bot_action
 from games.engine import (
     DEFAULT_TARGET,
+    FULL_DECK,
     Action,
+    CallTrump,
+    Card,
+    ChooseIndicator,
+    CourtPieceDeal,
+    CourtPieceOptions,
     HandState,
+    PlayCard,
+    RevealTrump,
     Variant,
     apply,
+    bot_facts,
+    court_piece_apply,
+    court_piece_view,
+    deal_apply,
     deal_deck,
     derive_seed,
     get_variant,
     match_apply,
+    new_court_piece_match,
+    new_deal,
     new_hand,
     new_match,
+    next_deal,
     next_hand,
     view,
 )
+from games.engine.court_piece import DEFAULT_TARGET as COURT_PIECE_TARGET
+from games.engine.court_piece.deal import CourtPieceAction, blind_pick_for
+from games.engine.seeding import shuffled
 
 T = TypeVar("T")
 G = TypeVar("G", "HandRecord", "MatchRecord")
+A = TypeVar("A", Action, CourtPieceAction)
 
 #: Every player a duel can seat: the table levels and the two duel-only baselines.
 PLAYERS: tuple[str, ...] = DUEL_ONLY + LEVELS
+
+#: The Court Piece variant (R9), whose deals and matches its own engine plays.
+COURT_PIECE = "court-piece"
 
 #: z for a two-sided 95% interval; small samples use Student's t instead (:func:`t95`).
 Z95 = 1.959964
@@ -80,8 +105,11 @@ class DuelConfig:
     pairs: int = 400
     seed: int = 100_000
     matches: int = 0
-    target: int = DEFAULT_TARGET
+    #: The match target; None: the variant's default (7 in Hokm, R7.1; 1 in Court Piece, R9.10.1).
+    target: int | None = None
     jobs: int = 1
+    #: Court Piece's table settings (R9.11); None: the defaults. Refused for Hokm.
+    options: CourtPieceOptions | None = None
 
     def __post_init__(self) -> None:
         for player in (self.a, self.b):
@@ -90,10 +118,27 @@ class DuelConfig:
         get_variant(self.variant)  # raises UnknownVariantError, a ValueError
         if self.pairs < 0 or self.matches < 0 or self.pairs + self.matches == 0:
             raise ValueError("a duel needs at least one deal or one match, and no negative count")
-        if self.target < 1:
+        if self.target is not None and self.target < 1:
             raise ValueError("the match target must be at least 1")
         if self.jobs < 1:
             raise ValueError("a duel needs at least one job")
+        if self.options is not None and not self.court_piece:
+            raise ValueError(f"table settings are Court Piece's, not {self.variant}'s")
+
+    @property
+    def court_piece(self) -> bool:
+        return self.variant == COURT_PIECE
+
+    @property
+    def match_target(self) -> int:
+        if self.target is not None:
+            return self.target
+        return COURT_PIECE_TARGET if self.court_piece else DEFAULT_TARGET
+
+    @property
+    def table_options(self) -> CourtPieceOptions:
+        """Court Piece's settings for this duel (the defaults when none are given)."""
+        return self.options or CourtPieceOptions()
 
     @property
     def arrangements(self) -> int:
@@ -112,12 +157,13 @@ class HandRecord:
 
     a_side: int  # the scoring side A plays; its seats are ``variant.seats_of(a_side)``
     seats: tuple[str, ...]  # the player at each seat, "a" or "b"
-    hakem: int
+    hakem: int  # in Court Piece the caller (R9.3.1)
     deck: tuple[str, ...]  # the deal order (R1.2 notation), so a test can compare the games
-    winner: int  # the winning side (R5)
-    points: int
-    kot: bool
-    hakem_kot: bool
+    winner: int  # the winning side (R5; R9.6)
+    points: int  # in Court Piece the courts the deal scores by itself (R9.7)
+    kot: bool  # in Court Piece a court of any kind (R9.7.1, R9.7.2)
+    hakem_kot: bool  # in Court Piece a goon court: by the dealing side (R9.7.2)
+    fifty_two: bool = False  # Court Piece: a 52-court (R9.7.1)
 
     @property
     def a_won(self) -> bool:
@@ -215,11 +261,33 @@ def seating(variant: Variant, a_side: int) -> tuple[str, ...]:
 def warm_up(variant_name: str, level: str) -> None:
     """Two untimed decisions of ``level`` in this process, so that the first timed one does not
     pay for importing the search (``bot_action`` imports it lazily) or building its tables."""
+    if variant_name == COURT_PIECE:
+        deal = court_piece_deal(CourtPieceOptions(), 0)
+        for _ in range(2):
+            assert deal.to_act is not None
+            action = bot_action(court_piece_view(deal, deal.to_act), level=level)
+            deal = deal_apply(deal, _court_piece_action(action))
+        return
     variant = get_variant(variant_name)
     state = new_hand(variant, hakem=0, deck=deal_deck(variant, 0))
     for _ in range(2):
         assert state.to_act is not None
         state = apply(state, bot_action(view(state, state.to_act), level=level))
+
+
+def court_piece_deal(options: CourtPieceOptions, seed: int) -> CourtPieceDeal:
+    """A Court Piece duel deal (R9.4.1): the deck shuffled from ``seed``, the dealer and under
+    ``blind`` the indicator (R9.14.1) drawn from it too; every arrangement keeps them."""
+    deck: list[Card] = shuffled(FULL_DECK, seed)
+    dealer = derive_seed(seed, "dealer") % 4
+    return new_deal(options, dealer=dealer, deck=deck, blind_pick=blind_pick_for(seed))
+
+
+def _court_piece_action(action: Action) -> CourtPieceAction:
+    """The bots answer a Court Piece view with one of its four kinds of action."""
+    if isinstance(action, CallTrump | ChooseIndicator | RevealTrump | PlayCard):
+        return action
+    raise DuelError(f"{action!r} is not a Court Piece action")
 
 
 class _Clock:
@@ -232,12 +300,19 @@ class _Clock:
         self.times: dict[str, list[float]] = {"a": [], "b": []}
 
     def decide(
-        self, state: HandState, seats: Sequence[str], facts: Mapping[str, Any], where: str
+        self,
+        state: HandState | CourtPieceDeal,
+        seats: Sequence[str],
+        facts: Mapping[str, Any],
+        where: str,
     ) -> Action:
         seat = state.to_act
         assert seat is not None
         player = seats[seat]
-        seen = view(state, seat)
+        if isinstance(state, CourtPieceDeal):
+            seen = court_piece_view(state, seat)
+        else:
+            seen = view(state, seat)
         start = time.perf_counter()
         try:
             action = bot_action(seen, level=self.levels[player], match=facts)
@@ -250,12 +325,14 @@ class _Clock:
 
 def play_deal(config: DuelConfig, index: int) -> DealOutcome:
     """Deal ``index`` of the duel, played once with A on each side."""
+    if config.court_piece:
+        return _play_court_piece_deal(config, index)
     variant = get_variant(config.variant)
     seed = config.seed + index
     deck = deal_deck(variant, seed)
     hakem = deal_hakem(variant, seed)
     # A hand played alone starts a match at 0 to 0 as far as the bots' utility goes.
-    facts = {"scores": [0] * variant.sides, "target": config.target}
+    facts = {"scores": [0] * variant.sides, "target": config.match_target}
     clock = _Clock(config.variant, {"a": config.a, "b": config.b})
     games = []
     for a_side in range(variant.sides):
@@ -281,17 +358,58 @@ def play_deal(config: DuelConfig, index: int) -> DealOutcome:
     return DealOutcome(index, seed, tuple(games), tuple(clock.times["a"]), tuple(clock.times["b"]))
 
 
+def _play_court_piece_deal(config: DuelConfig, index: int) -> DealOutcome:
+    """A Court Piece deal (R9) played with A on each side: the same deck, dealer and caller."""
+    variant = get_variant(config.variant)
+    seed = config.seed + index
+    first = court_piece_deal(config.table_options, seed)
+    # A deal played alone starts a match at 0 to 0, with no streak (R9.8).
+    facts = {
+        "scores": [0, 0],
+        "target": config.match_target,
+        "streak": {"side": None, "count": 0},
+        "max_deals": None,
+    }
+    clock = _Clock(config.variant, {"a": config.a, "b": config.b})
+    games = []
+    for a_side in range(variant.sides):
+        seats = seating(variant, a_side)
+        deal = first
+        where = f"deal seed {seed}, A on side {a_side}"
+        while not deal.is_over:
+            action = _court_piece_action(clock.decide(deal, seats, facts, where))
+            deal = _checked(deal_apply, deal, action, where)
+        result = deal.result
+        assert result is not None
+        games.append(
+            HandRecord(
+                a_side=a_side,
+                seats=seats,
+                hakem=deal.caller,
+                deck=tuple(card.text for card in deal.deck),
+                winner=result.winner,
+                points=result.courts,
+                kot=result.courts > 0,
+                hakem_kot=result.goon,
+                fifty_two=result.courts == 52,
+            )
+        )
+    return DealOutcome(index, seed, tuple(games), tuple(clock.times["a"]), tuple(clock.times["b"]))
+
+
 def play_match_set(config: DuelConfig, index: int) -> MatchOutcome:
     """Match set ``index``: the match of seed ``config.seed + index`` once with A on each side.
     Every match of a set has the same first Hakem and the same deck for its n-th hand; who is
-    Hakem later depends on the results (R6)."""
+    Hakem later depends on the results (R6). Court Piece likewise (R9.2, R9.9)."""
+    if config.court_piece:
+        return _play_court_piece_match_set(config, index)
     variant = get_variant(config.variant)
     seed = config.seed + index
     clock = _Clock(config.variant, {"a": config.a, "b": config.b})
     games = []
     for a_side in range(variant.sides):
         seats = seating(variant, a_side)
-        match = new_match(variant, seed=seed, target=config.target)
+        match = new_match(variant, seed=seed, target=config.match_target)
         while True:
             facts = {"scores": list(match.scores), "target": match.target}
             where = f"match seed {seed}, hand {match.hand_number}, A on side {a_side}"
@@ -308,7 +426,31 @@ def play_match_set(config: DuelConfig, index: int) -> MatchOutcome:
     return MatchOutcome(index, seed, tuple(games), tuple(clock.times["a"]), tuple(clock.times["b"]))
 
 
-def _checked(step: Callable[[T, Action], T], state: T, action: Action, where: str) -> T:
+def _play_court_piece_match_set(config: DuelConfig, index: int) -> MatchOutcome:
+    variant = get_variant(config.variant)
+    seed = config.seed + index
+    clock = _Clock(config.variant, {"a": config.a, "b": config.b})
+    games = []
+    for a_side in range(variant.sides):
+        seats = seating(variant, a_side)
+        match = new_court_piece_match(config.table_options, seed=seed, target=config.match_target)
+        while True:
+            facts = bot_facts(match)
+            where = f"match seed {seed}, deal {match.deal_number}, A on side {a_side}"
+            while not match.deal.is_over:
+                action = _court_piece_action(clock.decide(match.deal, seats, facts, where))
+                match = _checked(court_piece_apply, match, action, where)
+            if match.is_over:
+                break
+            match = next_deal(match)
+        assert match.winner is not None
+        games.append(
+            MatchRecord(a_side, seats, match.winner, tuple(match.scores), len(match.summaries))
+        )
+    return MatchOutcome(index, seed, tuple(games), tuple(clock.times["a"]), tuple(clock.times["b"]))
+
+
+def _checked(step: Callable[[T, A], T], state: T, action: A, where: str) -> T:
     try:
         return step(state, action)
     except ValueError as error:  # an illegal action is a bug in a bot: say where to replay it
@@ -392,7 +534,9 @@ def t95(df: int) -> float:
     return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
 
 
-def mean_interval(scores: Sequence[float]) -> dict[str, Any]:
+def mean_interval(
+    scores: Sequence[float], *, bounds: tuple[float, float] | None = (0.0, 1.0)
+) -> dict[str, Any]:
     """Mean of independent unit scores with its standard error and 95% confidence interval.
 
     The unit is the deal (or match set), not the hand: the games of one deal share its cards and
@@ -404,7 +548,9 @@ def mean_interval(scores: Sequence[float]) -> dict[str, Any]:
     mean = statistics.fmean(scores)
     stderr = statistics.stdev(scores) / math.sqrt(n)
     half = t95(n - 1) * stderr
-    low, high = max(0.0, mean - half), min(1.0, mean + half)
+    low, high = mean - half, mean + half
+    if bounds is not None:  # a rate stays within 0 and 1, a count of courts above 0
+        low, high = max(bounds[0], low), min(bounds[1], high)
     return {"mean": mean, "stderr": stderr, "ci95": [low, high]}
 
 
@@ -474,6 +620,12 @@ def summarize(
         "jobs": config.jobs,
         "elapsed_s": elapsed,
     }
+    if config.court_piece:
+        report["options"] = config.table_options.to_json()
+        if deals:
+            hands = report["hands"]
+            del hands["kot"]  # Court Piece has courts instead (R9.7)
+            hands["courts"] = _court_stats(deals)
     return report
 
 
@@ -527,6 +679,37 @@ def _hand_stats(config: DuelConfig, deals: Sequence[DealOutcome]) -> dict[str, A
     }
 
 
+def _court_stats(deals: Sequence[DealOutcome]) -> dict[str, Any]:
+    """Court Piece's courts (R9.7) made by each player, as shares of all games with intervals
+    over deals (the unit, as for the win rate) and by Wilson, and courts per game."""
+    stats: dict[str, Any] = {}
+    for player in ("a", "b"):
+
+        def made(game: HandRecord, player: str = player) -> bool:
+            return game.kot and game.a_won == (player == "a")
+
+        games = [game for deal in deals for game in deal.games]
+        mine = [game for game in games if made(game)]
+        per_deal = [sum(map(made, deal.games)) / len(deal.games) for deal in deals]
+        interval = mean_interval(per_deal)
+        courts = [
+            sum(game.points for game in deal.games if made(game)) / len(deal.games)
+            for deal in deals
+        ]
+        per_game = mean_interval(courts, bounds=(0.0, math.inf))
+        stats[player] = {
+            "courts": len(mine),
+            "court_rate": interval["mean"],
+            "ci95": interval["ci95"],
+            "wilson95": wilson_interval(len(mine), len(games)),
+            "goon_courts": sum(game.hakem_kot for game in mine),
+            "fifty_two_courts": sum(game.fifty_two for game in mine),
+            "courts_per_game": per_game["mean"],
+            "courts_per_game_ci95": per_game["ci95"],
+        }
+    return stats
+
+
 def _match_stats(config: DuelConfig, matches: Sequence[MatchOutcome]) -> dict[str, Any]:
     games = [game for outcome in matches for game in outcome.games]
     interval = mean_interval([outcome.a_score for outcome in matches])
@@ -534,7 +717,7 @@ def _match_stats(config: DuelConfig, matches: Sequence[MatchOutcome]) -> dict[st
     return {
         "sets": len(matches),
         "played": len(games),
-        "target": config.target,
+        "target": config.match_target,
         "a_wins": a_wins,
         "a_win_rate": interval["mean"],
         "stderr": interval["stderr"],
@@ -588,7 +771,10 @@ def format_report(report: Mapping[str, Any]) -> str:
     even = f"(even: {_pct(report['baseline'])})"
     rows: list[tuple[str, str]] = []
     hands = report["hands"]
-    if hands:
+    court_piece = report["variant"] == COURT_PIECE
+    if hands and court_piece:
+        rows += _court_piece_rows(report)
+    elif hands:
         first, games = report["seed"], report["games_per_deal"]
         how = "seats swapped" if games == 2 else "A in each seat"
         kot, points = hands["kot"], hands["points_per_hand"]
@@ -612,12 +798,16 @@ def format_report(report: Mapping[str, Any]) -> str:
         rows += [
             ("matches", f"{matches['played']} to {matches['target']} "
                         f"({_count(matches['sets'], 'set')}), "
-                        f"{matches['hands_per_match']:.1f} hands each"),
+                        f"{matches['hands_per_match']:.1f} "
+                        f"{'deals' if court_piece else 'hands'} each"),
             ("A match win rate", rate),
             ("  Wilson 95% CI", f"{_ci(matches['wilson95'])}  (matches taken as independent)"),
         ]  # fmt: skip
     width = max(len(label) for label, _ in rows)
-    lines = [f"{report['a']} (A) against {report['b']} (B), {report['variant']}", ""]
+    title = f"{report['a']} (A) against {report['b']} (B), {report['variant']}"
+    if court_piece:
+        title += f" ({format_options(report['options'])})"
+    lines = [title, ""]
     lines += [f"{label:<{width}}  {value}" for label, value in rows]
     lines += ["", "time per decision    decisions     median        p95        max"]
     for player in ("a", "b"):
@@ -630,3 +820,36 @@ def format_report(report: Mapping[str, Any]) -> str:
     jobs = report["jobs"]
     lines += ["", f"elapsed {format_clock(report['elapsed_s'])} with {_count(jobs, 'job')}"]
     return "\n".join(lines)
+
+
+def _court_piece_rows(report: Mapping[str, Any]) -> list[tuple[str, str]]:
+    even = f"(even: {_pct(report['baseline'])})"
+    hands, first = report["hands"], report["seed"]
+    rate = f"{_pct(hands['a_win_rate'])}  95% CI {_ci(hands['ci95'])} over deals  {even}"
+    rows = [
+        ("deals", f"{hands['deals']} (seeds {first} to {first + hands['deals'] - 1}), "
+                  "2 games each, seats swapped"),
+        ("games", str(hands["hands"])),
+        ("A deal win rate", rate),
+        ("  Wilson 95% CI", f"{_ci(hands['wilson95'])}  (games taken as independent)"),
+    ]  # fmt: skip
+    for player, verb in (("a", "made by A"), ("b", "made by B")):
+        courts = hands["courts"][player]
+        rows += [
+            (f"courts {verb}", f"{_pct(courts['court_rate'])} of games  95% CI "
+                               f"{_ci(courts['ci95'])} over deals  ({courts['courts']}: "
+                               f"{courts['goon_courts']} goon, "
+                               f"{courts['fifty_two_courts']} 52-courts)"),
+            ("  per game", f"{courts['courts_per_game']:.3f} courts  95% CI "
+                           f"{_ci_plain(courts['courts_per_game_ci95'])}"),
+        ]  # fmt: skip
+    return rows
+
+
+def _ci_plain(interval: Sequence[float] | None) -> str:
+    return "-" if interval is None else f"{interval[0]:.3f} to {interval[1]:.3f}"
+
+
+def format_options(options: Mapping[str, Any]) -> str:
+    """Court Piece's settings as the command takes them: ``double_sir=true hidden_trump=off``."""
+    return " ".join(f"{key}={json.dumps(value).strip(chr(34))}" for key, value in options.items())

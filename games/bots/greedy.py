@@ -48,8 +48,14 @@ def greedy_action(view: Mapping[str, Any]) -> Action:
     """The greedy baseline's action for the seat on turn, one of ``view["legal"]``.
 
     ``view`` is what ``games.engine.view(state, seat)`` returns for that seat (or its JSON round
-    trip). Raises :class:`NoDecisionError` when the view has no legal action.
+    trip). Raises :class:`NoDecisionError` when the view has no legal action. A Court Piece
+    view (``"variant": "court-piece"``) goes to its own baseline, ``games.bots.court_piece``.
     """
+    if view.get("variant") == "court-piece":
+        # Imported here: the Court Piece baseline builds on this module's helpers.
+        from .court_piece import court_piece_greedy_action
+
+        return court_piece_greedy_action(view)
     legal = [action_from_json(data) for data in view.get("legal") or ()]
     if not legal:
         raise NoDecisionError(f"seat {view.get('seat')} has nothing to decide")

@@ -69,6 +69,11 @@ def decide(
     view: Mapping[str, Any], *, level: str, match: Mapping[str, Any] | None, time_limit: float
 ) -> Action:
     started = time.perf_counter()
+    if view.get("variant") == "court-piece":
+        # Imported here: Court Piece's levels build on this module's players.
+        from .court_piece import court_piece_decide
+
+        return court_piece_decide(view, level=level, match=match, time_limit=time_limit)
     if level in ("medium", "greedy"):
         return greedy_action(view)
     rng = view_rng(view, level)

@@ -20,6 +20,7 @@ from games.bots.duel import (
     DuelConfig,
     DuelError,
     Progress,
+    court_piece_deal,
     deal_hakem,
     format_progress,
     format_report,
@@ -32,7 +33,16 @@ from games.bots.duel import (
     timing_summary,
     wilson_interval,
 )
-from games.engine import HOKM4, VARIANTS, PlayCard, deal_deck, get_variant
+from games.engine import (
+    GAME_VARIANTS,
+    HOKM4,
+    VARIANTS,
+    CourtPieceOptions,
+    HiddenTrump,
+    PlayCard,
+    deal_deck,
+    get_variant,
+)
 from tests.pure_imports import forbidden_imports
 
 EXPECTED_SEATS = {
@@ -40,6 +50,7 @@ EXPECTED_SEATS = {
     "hokm3": [("a", "b", "b"), ("b", "a", "b"), ("b", "b", "a")],
     "hokm2": [("a", "b"), ("b", "a")],
     "hokm2-draw": [("a", "b"), ("b", "a")],
+    "court-piece": [("a", "b", "a", "b"), ("b", "a", "b", "a")],
 }
 
 
@@ -59,10 +70,10 @@ def without_timing(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_every_variant_has_its_arrangements() -> None:
-    assert set(EXPECTED_SEATS) == set(VARIANTS)
+    assert set(EXPECTED_SEATS) == set(GAME_VARIANTS)
 
 
-@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("variant", sorted(GAME_VARIANTS))
 def test_equal_players_score_exactly_the_baseline(variant: str) -> None:
     """Greedy against greedy: each deal's games are the same game with the players' names
     swapped, so A wins exactly one game per deal (1/2, or 1/3 in hokm3 where A plays alone
@@ -77,6 +88,11 @@ def test_equal_players_score_exactly_the_baseline(variant: str) -> None:
     assert hands["hands"] == 12 * len(EXPECTED_SEATS[variant])
     assert hands["above_baseline"] is False
     assert result.report["matches"]["a_win_rate"] == pytest.approx(baseline)
+    if variant == "court-piece":  # every court made in one arrangement is suffered in the other
+        courts = hands["courts"]
+        assert courts["a"]["courts"] == courts["b"]["courts"]
+        assert courts["a"]["court_rate"] == pytest.approx(courts["b"]["court_rate"])
+        return
     # Every Kot made in one arrangement is suffered in the other.
     assert hands["kot"]["a_kots"] * (len(EXPECTED_SEATS[variant]) - 1) == hands["kot"]["b_kots"]
 
@@ -235,6 +251,129 @@ def test_a_bad_config_is_refused(fields: dict[str, Any]) -> None:
 
 def test_every_level_can_play() -> None:
     assert set(PLAYERS) == {"random", "greedy", "easy", "medium", "hard", "expert"}
+
+
+# Court Piece (R9) -----------------------------------------------------------------------------
+
+DOUBLE_SIR_CHOSEN = CourtPieceOptions(double_sir=True, hidden_trump=HiddenTrump.CHOSEN)
+
+
+def test_a_court_piece_deal_is_replayed_with_the_same_cards_dealer_and_options_R9(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    decided: list[tuple[int, str, dict[str, Any]]] = []
+    real = games.bots.duel.bot_action
+
+    def spy(view: dict[str, Any], *, level: str, match: Any = None) -> Any:
+        decided.append((view["seat"], level, view["options"]))
+        return real(view, level=level, match=match)
+
+    patch_bot(monkeypatch, "court-piece", spy)
+    config = DuelConfig(
+        a="medium", b="greedy", variant="court-piece", pairs=1, seed=77, options=DOUBLE_SIR_CHOSEN
+    )
+    outcome = play_deal(config, 0)
+    first = court_piece_deal(DOUBLE_SIR_CHOSEN, 77)
+    assert [game.seats for game in outcome.games] == EXPECTED_SEATS["court-piece"]
+    assert {game.deck for game in outcome.games} == {tuple(c.text for c in first.deck)}
+    assert {game.hakem for game in outcome.games} == {first.caller}
+    assert {json.dumps(options) for _, _, options in decided} == {
+        json.dumps(DOUBLE_SIR_CHOSEN.to_json())
+    }
+    by_seat: dict[int, set[str]] = {}
+    for seat, level, _ in decided:
+        by_seat.setdefault(seat, set()).add(level)
+    assert by_seat == {seat: {"medium", "greedy"} for seat in range(4)}
+
+
+def test_court_piece_deals_alone_pass_a_fresh_match_and_matches_the_real_facts_R9_8(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    facts: list[dict[str, Any]] = []
+    real = games.bots.duel.bot_action
+
+    def spy(view: dict[str, Any], *, level: str, match: Any = None) -> Any:
+        facts.append(match)
+        return real(view, level=level, match=match)
+
+    patch_bot(monkeypatch, "court-piece", spy)
+    config = DuelConfig(a="greedy", b="greedy", variant="court-piece", pairs=1, matches=1)
+    assert config.match_target == 1  # R9.10.1
+    play_deal(config, 0)
+    fresh = {"scores": [0, 0], "target": 1, "streak": {"side": None, "count": 0}}
+    assert facts and all(fact == {**fresh, "max_deals": None} for fact in facts)
+    facts.clear()
+    outcome = play_match_set(config, 0)
+    assert all(set(fact) == {"scores", "target", "streak", "max_deals"} for fact in facts)
+    assert any(fact["streak"]["count"] for fact in facts) or outcome.games[0].hands == 1
+    for game in outcome.games:
+        assert game.scores[game.winner] >= 1
+    assert sorted(game.a_won for game in outcome.games) == [False, True]
+
+
+def test_a_court_piece_duel_reports_deals_and_courts_with_intervals_R9_7() -> None:
+    config = DuelConfig(
+        a="random", b="greedy", variant="court-piece", pairs=12, options=CourtPieceOptions()
+    )
+    report = run_duel(config).report
+    assert report["options"] == CourtPieceOptions().to_json()
+    hands = report["hands"]
+    assert "kot" not in hands and hands["hands"] == 24
+    for player in ("a", "b"):
+        courts = hands["courts"][player]
+        assert set(courts) >= {"courts", "court_rate", "ci95", "wilson95", "goon_courts"}
+        assert courts["fifty_two_courts"] <= courts["courts"]
+    assert json.loads(json.dumps(report)) == report
+    text = format_report(report)
+    assert "court-piece (double_sir=false" in text
+    assert "A deal win rate" in text and "courts made by A" in text and "Kot" not in text
+
+
+def test_court_piece_options_are_refused_for_hokm_and_checked() -> None:
+    with pytest.raises(ValueError, match="Court Piece"):
+        DuelConfig(a="greedy", b="greedy", variant="hokm4", options=CourtPieceOptions())
+    with pytest.raises(ValueError, match="ace_rule"):
+        DuelConfig(
+            a="greedy",
+            b="greedy",
+            variant="court-piece",
+            options=CourtPieceOptions.from_json({"ace_rule": True}),
+        )
+
+
+def test_command_takes_the_court_piece_options() -> None:
+    out = StringIO()
+    call_command(
+        "bot_duel",
+        *("--a", "easy", "--b", "greedy", "--variant", "court-piece", "--pairs", "3"),
+        *("--option", "double_sir=true", "--option", "hidden_trump=chosen"),
+        *("--option", "ace_caller=S", "--matches", "1", "--json"),
+        stdout=out,
+        stderr=StringIO(),
+    )
+    report = json.loads(out.getvalue())
+    assert report["variant"] == "court-piece"
+    assert report["options"] == {
+        **CourtPieceOptions().to_json(),
+        "double_sir": True,
+        "hidden_trump": "chosen",
+        "ace_caller": "S",
+    }
+    assert report["matches"]["target"] == 1 and report["hands"]["hands"] == 6
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (("--variant", "hokm4", "--option", "double_sir=true"), "Court Piece's table"),
+        (("--variant", "court-piece", "--option", "double_sir"), "NAME=VALUE"),
+        (("--variant", "court-piece", "--option", "hidden_trump=sometimes"), "hidden_trump"),
+        (("--variant", "court-piece", "--option", "jokers=true"), "unknown setting"),
+    ],
+)
+def test_command_refuses_bad_options(arguments: tuple[str, ...], message: str) -> None:
+    with pytest.raises(CommandError, match=message):
+        call_command("bot_duel", *arguments, "--pairs", "1", stdout=StringIO(), stderr=StringIO())
 
 
 # Statistics -----------------------------------------------------------------------------------
