@@ -165,7 +165,7 @@ class _Game:
             self.hands_reported += 1
             if not self.quiet:
                 side = result["winner"]
-                if view["variant"] == "court-piece":
+                if view.get("variant") == "court-piece":
                     # R9.6, R9.7: a deal is won, or a court, goon court or 52-court.
                     named = f" ({result['result']})" if result["result"] != "won" else ""
                     print(f"deal {self.hands_reported}: side {side} +{result['courts']}{named}")
@@ -178,7 +178,7 @@ class _Game:
             return view
         # Hokm's view has the hand being played, Court Piece's the deal; the greedy player takes
         # either (games.bots).
-        hand = view["deal"] if view["variant"] == "court-piece" else view["hand"]
+        hand = view["deal"] if view.get("variant") == "court-piece" else view["hand"]
         if hand["to_act"] != data["seat"] or not hand["legal"]:
             return None
         if self.decided_at == message["version"]:

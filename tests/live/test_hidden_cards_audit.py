@@ -433,11 +433,17 @@ class MatchRun:
         return sorted({card.text for card in self.rules.deck} - self.audit.latest.seats[seat])
 
     def not_held_message(self, card: str) -> str:
-        """What ``card_not_held`` says of a card: a card gone face down to the Double Sir pile
-        was played in sight of all (R9.15.1); any other, however hidden, is just not held."""
+        """What ``card_not_held`` says of a card: "already played" of a card every seat sees
+        played; of a card face down in the Double Sir pile, as of any other hidden card, just
+        "not held", so that the refusal does not tell what the pile hides (R9.15.1)."""
         gone = set()
         if self.court:
-            gone = {c.text for trick in self.state.deal.tricks for c in trick.cards}
+            deal = self.state.deal
+            gone = {c.text for c in deal.current}
+            if not deal.options.double_sir:
+                gone |= {c.text for trick in deal.tricks for c in trick.cards}
+            elif deal.tricks and not deal.current:
+                gone |= {c.text for c in deal.tricks[-1].cards}
         return f"{card} was already played" if card in gone else f"you do not hold {card}"
 
     async def probe(self) -> None:
