@@ -218,6 +218,8 @@ def _court_piece_scenes(users: list) -> list[Scene]:
     pile, the chase to 52 and a court's banner. The viewer is whoever the moment is about."""
     scenes = []
     by_user = dict(enumerate(users))
+    match, state = _cp_match(users, seed=2, options=CourtPieceOptions())
+    scenes.append(Scene("cp-call", match, by_user[state.deal.caller]))
     chosen = CourtPieceOptions(hidden_trump=HiddenTrump.CHOSEN)
     match, state = _cp_match(users, seed=3, options=chosen)
     scenes.append(Scene("cp-choose-indicator", match, by_user[state.deal.caller]))
