@@ -21,6 +21,7 @@ from .court_piece import (
     court_piece_view,
     next_deal,
 )
+from .court_piece.deal import face_down_count
 from .errors import IllegalActionError
 from .hand import HandState
 from .match import MatchState, match_apply, match_legal_actions, next_hand
@@ -124,11 +125,7 @@ def face_down_tricks(state: GameState) -> frozenset[tuple[int, int]]:
     Double Sir, the finished tricks of the deal in play but the one just taken, until the next
     is led (R9.15.1). An event that named their cards as they were played must not name them
     again to a client that asks for the log later (a late spectator, a resync)."""
-    if not isinstance(state, CourtPieceMatch) or not state.options.double_sir:
+    if not isinstance(state, CourtPieceMatch):
         return frozenset()
-    deal = state.deal
-    if deal.is_over:
-        return frozenset()  # a finished deal is history, fully visible (R9.15.1)
-    shown = len(deal.tricks) - (0 if deal.current else 1)
     number = state.deal_number
-    return frozenset((number, trick) for trick in range(min(shown, len(deal.tricks))))
+    return frozenset((number, trick) for trick in range(face_down_count(state.deal)))

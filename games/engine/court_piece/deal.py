@@ -397,16 +397,21 @@ def _play(state: CourtPieceDeal, action: PlayCard) -> CourtPieceDeal:
     return _auto_reveal(state)
 
 
-def _face_up(state: CourtPieceDeal) -> frozenset[Card]:
-    """The cards played that every seat sees now (R9.15.1): all of them, but under Double Sir
-    only the trick on the table, or the one just taken until the next is led. A refusal may say
-    a card "was already played" only of these: of a card in the face-down pile it would tell
-    what the pile hides."""
+def face_down_count(state: CourtPieceDeal) -> int:
+    """How many of the finished tricks lie face down now, the first ones (R9.15.1): none without
+    Double Sir; under it every finished trick but the one just taken, which stays in sight until
+    the next is led (a deal's pile is turned up in its history, not at the table). Views,
+    refusals and the event log all read this one rule."""
     if not state.options.double_sir:
-        return state.played
-    if state.current or not state.tricks:
-        return frozenset(state.current)
-    return frozenset(state.tricks[-1].cards)
+        return 0
+    return len(state.tricks) if state.current else max(0, len(state.tricks) - 1)
+
+
+def _face_up(state: CourtPieceDeal) -> frozenset[Card]:
+    """The cards played that every seat sees now. A refusal may say a card "was already
+    played" only of these: of a card in the face-down pile it would tell what the pile hides."""
+    shown = state.tricks[face_down_count(state) :]
+    return frozenset([card for trick in shown for card in trick.cards] + list(state.current))
 
 
 def trick_winner_index(cards: Sequence[Card], trumps: Sequence[bool]) -> int:

@@ -12,7 +12,7 @@ from typing import Any
 from ..cards import cards_text
 from ..view import RevealError
 from .actions_json import court_piece_action_json
-from .deal import CourtPieceDeal, DealResult, deal_legal_actions
+from .deal import CourtPieceDeal, DealResult, deal_legal_actions, face_down_count
 from .match import CourtPieceMatch, DealSummary
 from .options import PLAYERS, HiddenTrump
 
@@ -30,7 +30,7 @@ def court_piece_view(
         state.options.hidden_trump is HiddenTrump.CHOSEN and seat == state.caller
     )
     sees_trump = state.trump_known or (sees_indicator and state.trump is not None)
-    face_down = state.options.double_sir and not reveal
+    face_down = 0 if reveal else face_down_count(state)
     data: dict[str, Any] = {
         "variant": "court-piece",
         # The table's settings are public, and a computer player deciding from this view alone
@@ -55,9 +55,7 @@ def court_piece_view(
                 "leader": t.leader,
                 # Under Double Sir a trick goes face down to the pile (R9.15.1) once the next
                 # is led: until then it lies in the middle as everyone saw it played.
-                "cards": None
-                if face_down and (number < len(state.tricks) - 1 or state.current)
-                else cards_text(t.cards),
+                "cards": None if number < face_down else cards_text(t.cards),
                 "winner": t.winner,
                 "collected_by": t.collected_by,
             }
