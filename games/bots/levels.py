@@ -69,11 +69,7 @@ def decide(
     view: Mapping[str, Any], *, level: str, match: Mapping[str, Any] | None, time_limit: float
 ) -> Action:
     started = time.perf_counter()
-    if view.get("variant") == "court-piece":
-        # Imported here: Court Piece's levels build on this module's players.
-        from .court_piece import court_piece_decide
-
-        return court_piece_decide(view, level=level, match=match, time_limit=time_limit)
+    # greedy_action and random_action take either family's view; the search is each family's.
     if level in ("medium", "greedy"):
         return greedy_action(view)
     rng = view_rng(view, level)
@@ -83,9 +79,15 @@ def decide(
         if rng.random() < EASY_MISTAKE_RATE:
             return random_action(view, rng)
         return greedy_action(view)
-    return search_action(
+    search, settings = search_action, SEARCH_SETTINGS
+    if view.get("variant") == "court-piece":
+        # Imported here: Court Piece's search builds on this module's players.
+        from .court_piece import COURT_PIECE_SEARCH_SETTINGS, court_piece_search_action
+
+        search, settings = court_piece_search_action, COURT_PIECE_SEARCH_SETTINGS
+    return search(
         view,
-        settings=SEARCH_SETTINGS[level],
+        settings=settings[level],
         match=match,
         deadline=started + time_limit,
         rng=rng,

@@ -88,9 +88,9 @@ def mix_id(options: CourtPieceOptions) -> str:
 def quick_search(monkeypatch: pytest.MonkeyPatch) -> None:
     """The search levels with few deals: the same code paths (evidence, reading, solver, the
     call) on fewer samples, so that many decisions fit in a test run."""
-    for level, found in list(cp_levels.SEARCH_SETTINGS.items()):
+    for level, found in list(cp_levels.COURT_PIECE_SEARCH_SETTINGS.items()):
         monkeypatch.setitem(
-            cp_levels.SEARCH_SETTINGS, level, replace(found, samples=16, round_size=8)
+            cp_levels.COURT_PIECE_SEARCH_SETTINGS, level, replace(found, samples=16, round_size=8)
         )
 
 
@@ -469,7 +469,9 @@ def test_sampled_deals_fit_the_view_and_sample_the_unknown_trump_R9_14_R9_15_1(
 def test_the_time_limit_holds_inside_the_search(phase: str) -> None:
     """Far more deals than fit in the time: the search stops at the deadline, a round later at
     most, with the expert's own settings and the solver from the first trick."""
-    huge = replace(cp_levels.SEARCH_SETTINGS["expert"], samples=1_000_000, solve_tricks=13)
+    huge = replace(
+        cp_levels.COURT_PIECE_SEARCH_SETTINGS["expert"], samples=1_000_000, solve_tricks=13
+    )
     options = CourtPieceOptions(double_sir=True, hidden_trump=HiddenTrump.CHOSEN)
     deal = seeded_deal(options, 7)
     if phase != "call":

@@ -5,7 +5,13 @@ through ``games.bots.bot_action`` and ``games.bots.greedy_action``, which dispat
 """
 
 from .greedy import court_piece_greedy_action
-from .levels import court_piece_decide
+from .levels import COURT_PIECE_SEARCH_SETTINGS
 from .position import is_court_piece
+from .search import court_piece_search_action
 
-__all__ = ["court_piece_decide", "court_piece_greedy_action", "is_court_piece"]
+__all__ = [
+    "COURT_PIECE_SEARCH_SETTINGS",
+    "court_piece_greedy_action",
+    "court_piece_search_action",
+    "is_court_piece",
+]
