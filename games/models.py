@@ -144,6 +144,23 @@ class Table(models.Model):
         default=False,
         help_text=_("Closed because nobody took or left a seat for a long time."),
     )
+    rated = models.BooleanField(
+        _("rated"),
+        default=False,
+        help_text=_("Its matches change the players' ratings: people in every seat, and a clock."),
+    )
+    rating_min = models.PositiveIntegerField(
+        _("lowest rating"),
+        null=True,
+        blank=True,
+        help_text=_("Rated tables only: players below this rating may not sit down."),
+    )
+    rating_max = models.PositiveIntegerField(
+        _("highest rating"),
+        null=True,
+        blank=True,
+        help_text=_("Rated tables only: players above this rating may not sit down."),
+    )
 
     class Meta:
         verbose_name = _("table")
@@ -153,6 +170,12 @@ class Table(models.Model):
             models.CheckConstraint(
                 condition=Q(partner_draw=False) | Q(variant__in=PARTNER_DRAW_VARIANTS),
                 name="games_table_partner_draw_hokm4",
+            ),
+            # A rated match needs people in every seat and a turn clock (docs/ratings.md).
+            models.CheckConstraint(
+                condition=Q(rated=False)
+                | Q(fill_with_computer=False, turn_clock_seconds__isnull=False),
+                name="games_table_rated_people_clock",
             ),
         ]
         indexes = [
@@ -256,6 +279,13 @@ class Match(models.Model):
     scores = models.JSONField(_("scores"), default=list, help_text=_("Points per side."))
     winner_side = models.PositiveSmallIntegerField(_("winning side"), null=True, blank=True)
     imported = models.BooleanField(_("imported"), default=False)
+    rated = models.BooleanField(
+        _("rated"),
+        default=False,
+        help_text=_(
+            "Changes its players' ratings once finished: people in every seat at the start."
+        ),
+    )
     voided = models.BooleanField(
         _("voided"),
         default=False,
@@ -656,3 +686,131 @@ class MatchConnection(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id} seat {self.seat} ({self.channel_name})"
+
+
+class Rating(models.Model):
+    """One player's rating in one game family (a variant): the OpenSkill estimate ``mu`` and its
+    uncertainty ``sigma``, and the number shown, stored so leaderboards sort on an index.
+
+    Rows change only through ``games.ratings.services``, under a row lock (docs/ratings.md).
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.CASCADE,
+        related_name="ratings",
+    )
+    variant = models.CharField(_("variant"), max_length=16, choices=VARIANT_CHOICES)
+    mu = models.FloatField(_("skill estimate"))
+    sigma = models.FloatField(_("uncertainty"))
+    rating = models.IntegerField(
+        _("rating"), help_text=_("The number shown: mu - 3 sigma, scaled.")
+    )
+    games = models.PositiveIntegerField(_("rated matches"), default=0)
+    wins = models.PositiveIntegerField(_("rated matches won"), default=0)
+    last_played_at = models.DateTimeField(_("last rated match"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("rating")
+        verbose_name_plural = _("ratings")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "variant"], name="games_rating_unique"),
+        ]
+        indexes = [
+            # Leaderboards: one family's best first (filtered by activity and matches played).
+            models.Index(fields=["variant", "-rating"], name="games_rating_board_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.variant} {self.rating}"
+
+
+class RatingChange(models.Model):
+    """What one rated match did to one seat's rating, or what a moderator's void took back
+    (``VOID``) or a lifted void gave again (``RESTORE``). The ids follow the order in which the
+    changes were made to each player (written under his rating's row lock), which is the order
+    ``ratings_rebuild`` replays them in."""
+
+    class Kind(models.TextChoices):
+        MATCH = "match", _("match")
+        VOID = "void", _("void")
+        RESTORE = "restore", _("void lifted")
+
+    match = models.ForeignKey(
+        Match, verbose_name=_("match"), on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.CASCADE,
+        related_name="rating_changes",
+    )
+    variant = models.CharField(_("variant"), max_length=16, choices=VARIANT_CHOICES)
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    kind = models.CharField(_("kind"), max_length=8, choices=Kind, default=Kind.MATCH)
+    mu_before = models.FloatField(_("skill estimate before"))
+    sigma_before = models.FloatField(_("uncertainty before"))
+    mu_after = models.FloatField(_("skill estimate after"))
+    sigma_after = models.FloatField(_("uncertainty after"))
+    rating_before = models.IntegerField(_("rating before"))
+    rating_after = models.IntegerField(_("rating after"))
+    won = models.BooleanField(_("won"), default=False, help_text=_("Counted as a win for him."))
+    created_at = models.DateTimeField(_("when"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("rating change")
+        verbose_name_plural = _("rating changes")
+        constraints = [
+            # Exactly once: a match changes each of its players' ratings one time.
+            models.UniqueConstraint(
+                fields=["match", "user"],
+                condition=Q(kind="match"),
+                name="games_ratingchange_once",
+            ),
+        ]
+        indexes = [
+            # A player's chart in one family, in order.
+            models.Index(fields=["user", "variant", "id"], name="games_ratingchange_user_idx"),
+            # The abuse check: a player's gains of the last day.
+            models.Index(fields=["user", "created_at"], name="games_ratingchange_day_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match_id} {self.user_id} {self.rating_before}->{self.rating_after}"
+
+    @property
+    def delta(self) -> int:
+        return self.rating_after - self.rating_before
+
+
+class Seek(models.Model):
+    """A player waiting in the seek pool for a rated match of one variant and clock ("Play rated
+    now"), from one lobby socket: it ends when he cancels, leaves the lobby or is paired."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.CASCADE,
+        related_name="seek",
+    )
+    variant = models.CharField(_("variant"), max_length=16, choices=VARIANT_CHOICES)
+    clock_seconds = models.PositiveIntegerField(_("turn clock (seconds)"))
+    rating = models.IntegerField(
+        _("rating"), help_text=_("His rating in the variant when he asked.")
+    )
+    channel_name = models.CharField(_("channel"), max_length=200)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    seen_at = models.DateTimeField(_("last seen"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("seek")
+        verbose_name_plural = _("seeks")
+        indexes = [
+            models.Index(
+                fields=["variant", "clock_seconds", "created_at"], name="games_seek_pool_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.variant} {self.clock_seconds}s"

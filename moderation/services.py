@@ -27,8 +27,9 @@ from accounts.models import User
 from accounts.roles import is_moderator
 from accounts.usernames import USERNAME_VALIDATORS
 from games.engine import get_variant
-from games.models import ChatMessage, Match, MatchSeat
+from games.models import ChatMessage, Match, MatchSeat, RatingChange
 from games.play.presence import presence_of
+from games.ratings.services import match_ratings_restore, match_ratings_void
 from lib.errors import ApplicationError
 from moderation import enforcement
 from moderation.models import Appeal, ModerationLogEntry, ModeratorNote, Report, Sanction
@@ -281,6 +282,7 @@ def sanction_apply(
             raise ModerationError("no_match", _("Choose the match to void."))
         if not MatchSeat.objects.filter(match=match, user=user).exists():
             raise ModerationError("not_in_match", _("That player did not play in this match."))
+    taken_back: list[RatingChange] = []
     with transaction.atomic(durable=True):
         now = timezone.now()
         if kind in UNENDING_KINDS:
@@ -297,6 +299,8 @@ def sanction_apply(
             locked.voided = True
             locked.save(update_fields=["voided"])
             match.voided = True
+            # Its rating changes are taken back from every player's rating as it stands now.
+            taken_back = match_ratings_void(match=locked, now=now)
         sanction = Sanction.objects.create(
             user=user,
             kind=kind,
@@ -313,6 +317,8 @@ def sanction_apply(
             details["ends_at"] = sanction.ends_at.isoformat()
         if match is not None:
             details["match"] = match.pk
+        if kind == Sanction.Kind.VOID and taken_back:
+            details["ratings_taken_back"] = _rating_moves(taken_back)
         _log(
             moderator=moderator,
             target=user,
@@ -344,7 +350,7 @@ def sanction_lift(*, moderator: User, sanction: Sanction, reason: str) -> Sancti
     reason = _required_text(reason, _("Write the reason."))
     _require_may_act_on(moderator, sanction.user, yourself=_("You cannot lift your own sanction."))
     with transaction.atomic(durable=True):
-        locked = _lift(sanction=sanction)
+        locked, restored = _lift(sanction=sanction)
         assert locked.lifted_at is not None, "_lift sets it"
         # The lift answers an appeal still waiting against it: left open, the appeal stayed in
         # the queue for a decision already made, and its player read that one was to come.
@@ -361,14 +367,16 @@ def sanction_lift(*, moderator: User, sanction: Sanction, reason: str) -> Sancti
             reason=reason,
             report=locked.report,
             sanction=locked,
-            details={"appeal_granted": True} if answered else None,
+            details=({"appeal_granted": True} if answered else {})
+            | ({"ratings_restored": _rating_moves(restored)} if restored else {}),
             at=locked.lifted_at,
         )
     return locked
 
 
-def _lift(*, sanction: Sanction) -> Sanction:
-    """Lift ``sanction`` (inside the caller's transaction) and return the locked row."""
+def _lift(*, sanction: Sanction) -> tuple[Sanction, list[RatingChange]]:
+    """Lift ``sanction`` (inside the caller's transaction); return the locked row, and the rating
+    changes given again when it was the last void of a rated match."""
     locked = Sanction.objects.select_for_update().get(pk=sanction.pk)
     if locked.lifted_at is not None:
         raise ModerationError("lifted", _("This sanction was lifted already."))
@@ -381,8 +389,28 @@ def _lift(*, sanction: Sanction) -> Sanction:
             kind=Sanction.Kind.VOID, match_id=locked.match_id, lifted_at__isnull=True
         ).exists()
         if not still_void:
-            Match.objects.filter(pk=locked.match_id).update(voided=False)
-    return locked
+            match = Match.objects.select_for_update().get(pk=locked.match_id)
+            match.voided = False
+            match.save(update_fields=["voided"])
+            return locked, match_ratings_restore(match=match, now=now)
+    return locked, []
+
+
+def _rating_moves(changes: list[RatingChange]) -> list[dict[str, Any]]:
+    """What a void or its lifting did to each player's rating, for the moderation log."""
+    names = dict(
+        User.objects.filter(pk__in=[c.user_id for c in changes]).values_list("pk", "username")
+    )
+    return [
+        {
+            "user": c.user_id,
+            "name": names.get(c.user_id, ""),
+            "seat": c.seat,
+            "from": c.rating_before,
+            "to": c.rating_after,
+        }
+        for c in changes
+    ]
 
 
 # -- notes and appeals ----------------------------------------------------------------------------
@@ -451,8 +479,9 @@ def appeal_decide(*, moderator: User, appeal: Appeal, grant: bool, decision: str
             moderator, sanction.user, yourself=_("Another moderator must decide on your appeal.")
         )
         lifted = grant and sanction.lifted_at is None
+        restored: list[RatingChange] = []
         if lifted:
-            _lift(sanction=sanction)
+            restored = _lift(sanction=sanction)[1]
         now = timezone.now()
         locked.status = Appeal.Status.GRANTED if grant else Appeal.Status.REFUSED
         locked.decided_by = moderator
@@ -466,7 +495,8 @@ def appeal_decide(*, moderator: User, appeal: Appeal, grant: bool, decision: str
             reason=decision,
             report=sanction.report,
             sanction=sanction,
-            details={"appeal": locked.pk, "lifted": lifted},
+            details={"appeal": locked.pk, "lifted": lifted}
+            | ({"ratings_restored": _rating_moves(restored)} if restored else {}),
             at=now,
         )
     return locked

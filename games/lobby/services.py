@@ -47,6 +47,7 @@ from games.lobby.selectors import (
 )
 from games.models import ComputerLevel, Match, Seat, Table
 from games.play.services import SeatSpec, match_create
+from games.ratings.selectors import rating_of
 from lib.errors import ApplicationError
 from lib.realtime import send_on_commit
 
@@ -64,6 +65,8 @@ TARGET_PRESETS = (1, 3, 5, 7, 11)
 COURT_PIECE_TARGET = 1
 #: The most deals a Court Piece table may cap its match at (R9.10.2).
 MAX_DEALS_MAX = 99
+#: The highest bound a rated table's range of ratings may name.
+RATING_MAX = 5000
 
 
 def default_target(variant: str) -> int:
@@ -177,8 +180,15 @@ def table_create(
     default_name: str | None = None,
     options: dict[str, Any] | None = None,
     max_deals: int | None = None,
+    rated: bool = False,
+    rating_min: int | None = None,
+    rating_max: int | None = None,
 ) -> Table:
     """Open a table with an empty seat for each player of the variant; the creator takes seat 0.
+
+    A ``rated`` table's matches change its players' ratings (docs/ratings.md): it has a turn clock
+    and no computer players, and may take only players rated from ``rating_min`` to
+    ``rating_max`` (either may be None), the creator included.
 
     An empty ``name`` becomes ``default_name``, else "<player>'s table", shortened with "…" to
     the longest name a table may have. A name typed may hold no invisible character
@@ -205,6 +215,15 @@ def table_create(
         raise TableError(_("The draw for partners is played with four players only."))
     if name and table_name_has_hidden_character(name):
         raise TableError(str(INVISIBLE_CHARACTERS_MESSAGE))
+    _require_rated_settings(
+        rated=rated,
+        turn_clock_seconds=turn_clock_seconds,
+        fill_with_computer=fill_with_computer,
+        rating_min=rating_min,
+        rating_max=rating_max,
+    )
+    if rated:
+        _require_in_range(user, variant=variant, low=rating_min, high=rating_max)
     name = (name or "").strip()
     if len(name) > NAME_MAX_LENGTH:
         raise TableError(
@@ -233,6 +252,9 @@ def table_create(
             partner_draw=partner_draw,
             options=options,
             max_deals=max_deals,
+            rated=rated,
+            rating_min=rating_min,
+            rating_max=rating_max,
             created_by=user,
         )
         Seat.objects.bulk_create(
@@ -241,6 +263,47 @@ def table_create(
         )
         _table_changed_on_commit(table)
     return table
+
+
+def _require_rated_settings(
+    *,
+    rated: bool,
+    turn_clock_seconds: int | None,
+    fill_with_computer: bool,
+    rating_min: int | None,
+    rating_max: int | None,
+) -> None:
+    if not rated:
+        if rating_min is not None or rating_max is not None:
+            raise TableError(_("Only a rated table can take a range of ratings."))
+        return
+    if turn_clock_seconds is None:
+        raise TableError(_("A rated table needs a turn clock."))
+    if fill_with_computer:
+        raise TableError(_("A rated table is played by people only, without computer players."))
+    for bound in (rating_min, rating_max):
+        if bound is not None and (
+            not isinstance(bound, int) or isinstance(bound, bool) or not 0 <= bound <= RATING_MAX
+        ):
+            raise TableError(_("A rating range goes from 0 to %(max)s.") % {"max": RATING_MAX})
+    if rating_min is not None and rating_max is not None and rating_min > rating_max:
+        raise TableError(_("The lowest rating must not be above the highest."))
+
+
+def _require_in_range(user: User, *, variant: str, low: int | None, high: int | None) -> None:
+    """A rated table with a range of ratings takes only players whose rating is within it."""
+    if low is None and high is None:
+        return
+    rating = rating_of(user=user, variant=variant).rating
+    if (low is not None and rating < low) or (high is not None and rating > high):
+        raise TableError(
+            _("This table is for ratings from %(low)s to %(high)s; yours is %(rating)s.")
+            % {
+                "low": low if low is not None else "…",
+                "high": high if high is not None else "…",
+                "rating": rating,
+            }
+        )
 
 
 def _court_piece_settings(
@@ -290,6 +353,10 @@ def table_join_seat(*, table: Table, user: User, seat_index: int) -> Match | Non
             return None
         if wanted.user_id is not None or wanted.computer_level is not None:
             raise TableError(_("Someone already sits in this seat."))
+        if locked.rated:
+            _require_in_range(
+                user, variant=locked.variant, low=locked.rating_min, high=locked.rating_max
+            )
         for seat in seats:
             if seat.user_id == user.pk:  # one seat per person at a table: move
                 seat.user = None
@@ -488,6 +555,8 @@ def _start(table: Table, seats: Sequence[Seat]) -> Match:
         clock_seconds=table.turn_clock_seconds,
         options=table.options or None,
         max_deals=table.max_deals,
+        # A match with a computer seat from the start is casual (docs/ratings.md).
+        rated=table.rated and all(seat.user is not None for seat in seats),
     )
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status"])

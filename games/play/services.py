@@ -73,6 +73,7 @@ from games.play.loads import event_prime
 from games.play.presence import humans_connected
 from games.play.selectors import Position, match_position, positions
 from games.play.signals import match_finished
+from games.ratings.services import match_ratings_apply
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -120,6 +121,7 @@ def match_create(
     clock_seconds: int | None = None,
     options: dict[str, Any] | None = None,
     max_deals: int | None = None,
+    rated: bool = False,
 ) -> Match:
     """Draw the first Hakem (R2) or dealer (R9.2), store the match with its seats and deal
     hand 0.
@@ -128,7 +130,8 @@ def match_create(
     they are re-seated so that the drawn partners sit opposite; the stored seats are in play order
     after the re-seating. ``clock_seconds`` is the time for each decision (R8.1), None for none.
     ``options`` (the settings of R9.11, as a record stores them) and ``max_deals`` (R9.10.2) are
-    Court Piece's, and refused for Hokm.
+    Court Piece's, and refused for Hokm. A ``rated`` match changes its players' ratings when it
+    ends (``games.ratings``): it needs a person in every seat and a turn clock.
     """
     rules = get_variant(variant)
     court_piece = rules.family == "court-piece"
@@ -150,6 +153,8 @@ def match_create(
         not isinstance(clock_seconds, int) or isinstance(clock_seconds, bool) or clock_seconds < 1
     ):
         raise ValueError("the turn clock must be a positive number of seconds, or None")
+    if rated and (clock_seconds is None or any(seat.user is None for seat in seats)):
+        raise ValueError("a rated match needs a person in every seat and a turn clock")
     if seed is None:
         seed = new_seed()
     if seed not in _SEED_RANGE:
@@ -186,6 +191,7 @@ def match_create(
             status=Match.Status.PLAYING,
             scores=list(state.scores),
             clock_seconds=clock_seconds,
+            rated=rated,
             created_at=now,
             started_at=now,
         )
@@ -196,6 +202,7 @@ def match_create(
         created: dict[str, Any] = {
             "variant": rules.name,
             "target": target,
+            "rated": rated,
             "players": [seat.name for seat in seated],
             # Public flips from their own shuffle (R2.2, R2.6, R9.2.1).
             "hakem_draw": draw_json,
@@ -281,6 +288,10 @@ def _apply_locked(
         locked.status = Match.Status.FINISHED
         locked.winner_side = after.winner
         locked.finished_at = now
+        # Exactly once, in this transaction: the match's row lock is held (docs/ratings.md).
+        ratings = match_ratings_apply(match=locked, seats=seats, now=now)
+        if locked.rated:
+            data = data | {"ratings": ratings}
         _match_finished_on_commit(locked.pk)
     locked.version += 1
     locked.step_at = _step_at(match=locked, state=after, seats=seats, now=now)
