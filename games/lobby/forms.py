@@ -13,6 +13,7 @@ from games.engine import DEFAULT_TARGET
 from games.lobby.services import (
     MAX_DEALS_MAX,
     NAME_MAX_LENGTH,
+    RATING_MAX,
     TARGET_MAX,
     TARGET_MIN,
     TURN_CLOCKS,
@@ -134,6 +135,30 @@ class TableForm(forms.Form):
         required=False,
         help_text=_("Four players only: a second ace chooses the Hakem's partner."),
     )
+    rated = forms.BooleanField(
+        label=_("Rated"),
+        required=False,
+        help_text=_(
+            "The result changes the players' ratings. People only, with a turn clock; "
+            "leaving the match counts as a loss."
+        ),
+    )
+    rating_min = forms.IntegerField(
+        label=_("Lowest rating"),
+        min_value=0,
+        max_value=RATING_MAX,
+        required=False,
+        help_text=_("Optional, rated tables only: players rated below this may not sit down."),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+    rating_max = forms.IntegerField(
+        label=_("Highest rating"),
+        min_value=0,
+        max_value=RATING_MAX,
+        required=False,
+        help_text=_("Optional, rated tables only: players rated above this may not sit down."),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
 
     # Court Piece's table settings (R9.11), each with one line saying what it does; the defaults
     # are the common game: all off but the goon court.
@@ -212,4 +237,21 @@ class TableForm(forms.Form):
             self.add_error(
                 "turn_clock_seconds", _("Only private tables can play without a turn clock.")
             )
+        if cleaned.get("rated"):
+            if "turn_clock_seconds" in cleaned and cleaned["turn_clock_seconds"] is None:
+                self.add_error("turn_clock_seconds", _("A rated table needs a turn clock."))
+            if cleaned.get("fill_with_computer"):
+                self.add_error(
+                    "fill_with_computer",
+                    _("A rated table is played by people only, without computer players."),
+                )
+            low, high = cleaned.get("rating_min"), cleaned.get("rating_max")
+            if low is not None and high is not None and low > high:
+                self.add_error(
+                    "rating_max", _("The lowest rating must not be above the highest.")
+                )
+        else:
+            # A range means nothing at a casual table: dropped, not refused (a page that kept
+            # the numbers after the box was unticked).
+            cleaned["rating_min"] = cleaned["rating_max"] = None
         return cleaned

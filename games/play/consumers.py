@@ -683,6 +683,7 @@ def match_payload(
     return {
         "match": match.pk,
         "status": match.status,
+        "rated": match.rated,
         "seat": seat,
         "players": [
             {

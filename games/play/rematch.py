@@ -92,6 +92,8 @@ def _open(match: Match, *, user: User, seat_index: int) -> Table:
         partner_draw=match.partner_draw,
         options=match.options or None,
         max_deals=match.max_deals,
+        # Rated again, without the old range: the same players, who were all let in before.
+        rated=old.rated,
     )
     if seat_index != 0:  # the creator sits at seat 0: back to the seat he had
         table_join_seat(table=table, user=user, seat_index=seat_index)

@@ -42,6 +42,7 @@ from games.play.chat import QUICK_PHRASES, phrase_text
 from games.play.presence import Presence
 from games.play.rematch import rematch_offer
 from games.play.services import match_clock
+from games.ratings.selectors import match_rating_changes, ratings_for
 
 #: Where each seat sits, by its distance in play order from the viewer (R1.3: anticlockwise).
 SEAT_POSITIONS: dict[int, tuple[str, ...]] = {
@@ -134,6 +135,23 @@ class SeatInfo:
     discard_count: int | None
     backs: range  # one per card shown face down
     collected: int | None = None  # Court Piece's Double Sir: tricks collected (R9.12)
+    rating: str = ""  # a rated match's player: his rating in the variant ("1500?" provisional)
+
+
+@dataclass(frozen=True)
+class RatingMove:
+    """One player's rating change at the end of a rated match, for the end banner."""
+
+    seat: SeatInfo
+    before: int
+    after: int
+    delta: int
+    provisional: bool
+
+    @property
+    def delta_text(self) -> str:
+        # A sign always: "+0" reads as "no change", "0" as a missing number.
+        return f"+{self.delta}" if self.delta >= 0 else f"−{-self.delta}"
 
 
 @dataclass(frozen=True)
@@ -325,6 +343,20 @@ def table_context(
     draw = hand.get("draw")
     trump = Suit(hand["trump"]) if hand["trump"] else None
     collected = hand.get("collected")
+    # Rated matches only (the one query they cost): a casual table has no rating at stake.
+    changes = match_rating_changes(match_id=match.pk) if match.rated and data["over"] else {}
+    ratings = (
+        ratings_for(user_ids=[s.user_id for s in seats], variant=match.variant)
+        if match.rated and not changes
+        else {}
+    )
+    rating_texts = {
+        s.index: (
+            f"{changes[s.index]['before']}" if s.index in changes else str(ratings[s.user_id])
+        )
+        for s in seats
+        if s.user_id is not None and (s.index in changes or s.user_id in ratings)
+    }
 
     seat_infos = []
     for index in range(players):
@@ -354,6 +386,7 @@ def table_context(
                 # The viewer's own cards are shown face up; everyone else's as backs.
                 backs=range(0 if index == seat else count),
                 collected=collected[index] if collected is not None else None,
+                rating=rating_texts.get(index, ""),
             )
         )
 
@@ -428,6 +461,17 @@ def table_context(
         "sides": sides,
         "team_play": variant.sides != players,
         "banner": banner,
+        "rated": match.rated,
+        "rating_moves": [
+            RatingMove(
+                seat=seat_infos[index],
+                before=change["before"],
+                after=change["after"],
+                delta=change["delta"],
+                provisional=change["provisional"],
+            )
+            for index, change in sorted(changes.items())
+        ],
         "flash": flash,
         # The turn clock (R8.1): the page counts down to the deadline; None when none runs.
         "clock": clock,
