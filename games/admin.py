@@ -23,7 +23,10 @@ from games.models import (
     MatchConnection,
     MatchEvent,
     MatchSeat,
+    Rating,
+    RatingChange,
     Seat,
+    Seek,
     Table,
     Trick,
 )
@@ -143,6 +146,7 @@ class MatchAdmin(SecretFieldsMixin, ReadOnlyMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "variant",
+        "rated",
         "status",
         "players",
         "scores",
@@ -151,7 +155,7 @@ class MatchAdmin(SecretFieldsMixin, ReadOnlyMixin, admin.ModelAdmin):
         "imported",
         "created_at",
     ]
-    list_filter = ["status", "variant", "imported", "partner_draw", "created_at"]
+    list_filter = ["status", "variant", "rated", "voided", "imported", "partner_draw", "created_at"]
     search_fields = ["=id", "seats__name", "seats__user__username", "table__name"]
     date_hierarchy = "created_at"
     inlines = [MatchSeatInline, HandInline]
@@ -262,3 +266,42 @@ class MatchConnectionAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ["match", "seat", "user", "connected_at", "seen_at"]
     search_fields = ["=match__id", "user__username"]
     list_select_related = ["match", "user"]
+
+
+@admin.register(Rating)
+class RatingAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Ratings change only through games.ratings.services (a finished rated match, a void, the
+    rebuild): here they are read."""
+
+    list_display = ["user", "variant", "rating", "mu", "sigma", "games", "wins", "last_played_at"]
+    list_filter = ["variant"]
+    search_fields = ["user__username"]
+    list_select_related = ["user"]
+    ordering = ["variant", "-rating"]
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = [
+        "match",
+        "user",
+        "variant",
+        "kind",
+        "rating_before",
+        "rating_after",
+        "created_at",
+    ]
+    list_filter = ["variant", "kind", "created_at"]
+    search_fields = ["=match__id", "user__username"]
+    list_select_related = ["match", "user"]
+    ordering = ["-id"]
+
+
+@admin.register(Seek)
+class SeekAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Players waiting in the seek pool for a rated match now (docs/pairing.md)."""
+
+    list_display = ["user", "variant", "clock_seconds", "rating", "created_at", "seen_at"]
+    list_filter = ["variant", "clock_seconds"]
+    search_fields = ["user__username"]
+    list_select_related = ["user"]

@@ -167,6 +167,12 @@ def _scenes(users: list) -> list[Scene]:
     match, state = _match("hokm4", users, seed=5, target=1)
     state = _advance(match, state, until=lambda s: s.is_over)
     scenes.append(Scene("hokm4-match-over", match, you))
+    # A rated match: ratings beside the names, then every change in the end banner.
+    match, state = _match("hokm4", users, seed=5, target=1, rated=True)
+    state = _advance(match, state, until=lambda s: _on_turn_mid_trick(s, seat=0, played=2))
+    scenes.append(Scene("hokm4-rated-mid-trick", match, you))
+    state = _advance(match, state, until=lambda s: s.is_over)
+    scenes.append(Scene("hokm4-rated-over", match, you))
     match, state = _match("hokm4", users, seed=5, target=1, computers="expert")
     state = _advance(match, state, until=lambda s: s.is_over)
     scenes.append(Scene("hokm4-computer-over", match, you))
@@ -321,11 +327,24 @@ def _cp_advance(
 
 
 def _match(
-    variant: str, users: list, *, seed: int, target: int = 7, computers: str | None = None
+    variant: str,
+    users: list,
+    *,
+    seed: int,
+    target: int = 7,
+    computers: str | None = None,
+    rated: bool = False,
 ) -> tuple[Match, MatchState]:
-    """A match of ``users``; with ``computers`` (a level), of users[0] and computer players."""
+    """A match of ``users``; with ``computers`` (a level), of users[0] and computer players;
+    ``rated``: at a rated table with a 30-second clock (docs/ratings.md)."""
+    clock = 30 if rated else None
     table = Table.objects.create(
-        name=f"{variant} {seed}", variant=variant, target=target, created_by=users[0]
+        name=f"{variant} {seed}",
+        variant=variant,
+        target=target,
+        created_by=users[0],
+        rated=rated,
+        turn_clock_seconds=clock,
     )
     seats = [SeatSpec(name=NAMES[i], user=user) for i, user in enumerate(users)]
     if computers:
@@ -333,7 +352,15 @@ def _match(
             SeatSpec(name=f"Computer {i}", computer_level=computers)
             for i in range(1, VARIANTS[variant].players)
         ]
-    match = match_create(variant=variant, target=target, seats=seats, seed=seed, table=table)
+    match = match_create(
+        variant=variant,
+        target=target,
+        seats=seats,
+        seed=seed,
+        table=table,
+        rated=rated,
+        clock_seconds=clock,
+    )
     state = new_match(VARIANTS[variant], seed=seed, target=target)
     return match, state
 
