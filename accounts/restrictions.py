@@ -8,8 +8,9 @@ when :meth:`Restriction.message` is called, so a socket can tell a player in his
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 from django.http import HttpRequest, HttpResponse
@@ -37,6 +38,10 @@ class RestrictionSource(Protocol):
     def play_banned(self, *, user: Any) -> Restriction | None: ...
 
     def sign_in_refusal(self, *, request: HttpRequest, user: Any) -> HttpResponse | None: ...
+
+    def reported_pairs(
+        self, *, user_ids: Collection[int], since: datetime
+    ) -> set[frozenset[int]]: ...
 
 
 _source: RestrictionSource | None = None
@@ -66,3 +71,11 @@ def play_banned(*, user: Any) -> Restriction | None:
 def sign_in_refusal(*, request: HttpRequest, user: Any) -> HttpResponse | None:
     """The page a player gets instead of being signed in, if he is kept out; None to go on."""
     return _source.sign_in_refusal(request=request, user=user) if _source is not None else None
+
+
+def reported_pairs(*, user_ids: Collection[int], since: datetime) -> set[frozenset[int]]:
+    """The pairs among ``user_ids`` of which one reported the other since ``since``: the seek
+    pool seats neither with the other (docs/pairing.md)."""
+    if _source is None or not user_ids:
+        return set()
+    return _source.reported_pairs(user_ids=user_ids, since=since)

@@ -1,10 +1,18 @@
-"""Moderation in the admin: moderators read reports, sanctions, appeals, notes and the log."""
+"""Moderation in the admin: moderators read reports, sanctions, appeals, notes, rating flags and
+the log."""
 
 from django.contrib import admin
 from django.http import HttpRequest
 
 from accounts.roles import is_moderator
-from moderation.models import Appeal, ModerationLogEntry, ModeratorNote, Report, Sanction
+from moderation.models import (
+    Appeal,
+    ModerationLogEntry,
+    ModeratorNote,
+    RatingFlag,
+    Report,
+    Sanction,
+)
 
 # Moderators and superusers read these here; every change goes through moderation.services, so
 # that it is checked and logged: no one adds or changes a row in the admin. A superuser may still
@@ -62,6 +70,15 @@ class ModeratorNoteAdmin(ModerationReadOnlyAdmin):
     list_display = ("created_at", "user", "author", "text")
     search_fields = ("user__username", "user__display_name", "author__username")
     list_select_related = ("user", "author")
+
+
+@admin.register(RatingFlag)
+class RatingFlagAdmin(ModerationReadOnlyAdmin):
+    list_display = ("created_at", "user", "opponent_name", "variant", "gain", "status", "closed_by")
+    list_filter = ("status", "variant")
+    search_fields = ("user__username", "user__display_name", "opponent_name")
+    date_hierarchy = "created_at"
+    list_select_related = ("user", "closed_by")
 
 
 @admin.register(ModerationLogEntry)

@@ -7,6 +7,8 @@ when a match is finished, so that its quitters get their play bans. Both are con
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -18,7 +20,7 @@ from games.play.signals import match_finished
 from moderation import services
 from moderation.enforcement import blocked_message, muted_message, play_banned_message
 from moderation.middleware import blocked_response
-from moderation.models import Sanction
+from moderation.models import Report, Sanction
 from moderation.sanctions import blocked, muted, play_banned
 
 
@@ -29,7 +31,8 @@ def _restriction(sanction: Sanction | None, describe: Any) -> Restriction | None
 
 
 class SanctionRestrictions:
-    """``accounts.restrictions``'s questions, answered by the sanctions in force."""
+    """``accounts.restrictions``'s questions, answered by the sanctions in force (and, for the
+    seek pool, by the reports players made of each other)."""
 
     def blocked(self, *, user: Any) -> Restriction | None:
         return _restriction(blocked(user=user), blocked_message)
@@ -46,12 +49,25 @@ class SanctionRestrictions:
             return None
         return blocked_response(request, sanction)
 
+    def reported_pairs(self, *, user_ids: Collection[int], since: datetime) -> set[frozenset[int]]:
+        rows = Report.objects.filter(
+            reporter_id__in=user_ids, reported_id__in=user_ids, created_at__gte=since
+        ).values_list("reporter_id", "reported_id")
+        return {frozenset(pair) for pair in rows}
+
 
 def _quitters_penalise(sender: Any, *, match_id: int, **kwargs: Any) -> None:
     services.quitters_penalise(match_id=match_id)
+
+
+def _rating_gains_flag(sender: Any, *, match_id: int, **kwargs: Any) -> None:
+    # Its players' gains against each other, checked for farming (docs/rating-abuse.md). Sent
+    # after the commit, robustly: an error here is logged and leaves the match finished.
+    services.rating_gains_flag(match_id=match_id)
 
 
 def connect() -> None:
     """Register the answers and subscribe to the games app's signals (idempotent)."""
     restrictions.restrictions_register(SanctionRestrictions())
     match_finished.connect(_quitters_penalise, dispatch_uid="moderation.quitters_penalise")
+    match_finished.connect(_rating_gains_flag, dispatch_uid="moderation.rating_gains_flag")

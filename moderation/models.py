@@ -1,4 +1,5 @@
-"""What moderation stores: reports, sanctions, appeals, moderators' notes and the log.
+"""What moderation stores: reports, sanctions, appeals, moderators' notes, the log, and the
+site's flags on suspicious rating gains.
 
 Rows change only through ``moderation.services``; the log is append-only. The tables keep the
 names they had when these models lived in the accounts app (``db_table``), so moving them here
@@ -6,10 +7,12 @@ moved no row.
 """
 
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from games.models import VARIANT_CHOICES
 
 
 class Report(models.Model):
@@ -258,3 +261,69 @@ class ModerationLogEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.moderator_name or 'site'} {self.action} {self.target_name}"
+
+
+class RatingFlag(models.Model):
+    """The site's flag on a player who gained more than ``services.RATING_GAIN_FLAG`` rating
+    points in a day against one opponent in one variant: a sign of farming (an accomplice losing
+    on purpose), for a moderator to judge (docs/rating-abuse.md).
+
+    One open flag per player, opponent and variant: a later match of the pair updates it. A
+    moderator closes it with his decision.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        CLOSED = "closed", _("closed")
+
+    user = models.ForeignKey(
+        User, verbose_name=_("player"), on_delete=models.CASCADE, related_name="rating_flags"
+    )
+    # Kept when the opponent's account is deleted: deleting the account that lost on purpose
+    # must not wipe the evidence of the one that gained.
+    opponent = models.ForeignKey(
+        User,
+        verbose_name=_("opponent"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="rating_flags_against",
+    )
+    opponent_name = models.CharField(_("opponent's name"), max_length=150)
+    variant = models.CharField(_("variant"), max_length=16, choices=VARIANT_CHOICES)
+    gain = models.IntegerField(
+        _("rating points gained"), help_text=_("Net, against this opponent, in the last day.")
+    )
+    matches = models.JSONField(
+        _("matches"), default=list, blank=True, help_text=_("The ids of the matches of the gain.")
+    )
+    status = models.CharField(_("status"), max_length=10, choices=Status, default=Status.OPEN)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    updated_at = models.DateTimeField(_("updated at"), default=timezone.now)
+    closed_by = models.ForeignKey(
+        User,
+        verbose_name=_("closed by"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="rating_flags_closed",
+    )
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    decision = models.TextField(_("decision"), blank=True)
+
+    class Meta:
+        verbose_name = _("rating flag")
+        verbose_name_plural = _("rating flags")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "opponent", "variant"],
+                condition=Q(status="open"),
+                name="moderation_ratingflag_one_open",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="moderation_flag_queue_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} +{self.gain} / {self.opponent_name} ({self.variant})"

@@ -1,4 +1,5 @@
-"""Moderation writes: reports, sanctions, notes, appeals and quitters' play bans (issue 6).
+"""Moderation writes: reports, sanctions, notes, appeals and quitters' play bans (issue 6), and
+the flags on suspicious rating gains with the results by opponent they are judged on (issue 21).
 
 Every change to the moderation models goes through a service here. Each runs in one transaction
 and writes one :class:`~accounts.models.ModerationLogEntry` (who, on whom, what, why, the report),
@@ -13,12 +14,15 @@ is read by ``moderation.sanctions``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, cast
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -26,13 +30,20 @@ from django.utils.translation import gettext_lazy
 from accounts.models import User
 from accounts.roles import is_moderator
 from accounts.usernames import USERNAME_VALIDATORS
-from games.engine import get_variant
+from games.engine import GAME_VARIANTS, get_variant
 from games.models import ChatMessage, Match, MatchSeat, RatingChange
 from games.play.presence import presence_of
 from games.ratings.services import match_ratings_restore, match_ratings_void
 from lib.errors import ApplicationError
 from moderation import enforcement
-from moderation.models import Appeal, ModerationLogEntry, ModeratorNote, Report, Sanction
+from moderation.models import (
+    Appeal,
+    ModerationLogEntry,
+    ModeratorNote,
+    RatingFlag,
+    Report,
+    Sanction,
+)
 from moderation.sanctions import blocked, sanction_in_force
 
 #: A quitter's first play ban, in minutes; each earlier quit in the window multiplies it.
@@ -57,6 +68,14 @@ TIMED_KINDS = (Sanction.Kind.MUTE, Sanction.Kind.SUSPEND, Sanction.Kind.PLAY_BAN
 #: Sanctions in force until lifted (a rename until done too): one of each at a time.
 UNENDING_KINDS = (Sanction.Kind.BAN, Sanction.Kind.RENAME)
 
+#: A player's net rating gain against one opponent in one variant over RATING_GAIN_WINDOW above
+#: which the site flags the pair for the moderators. A settled player gains about 13 points for a
+#: win over an equal and a new player about 70 for his first win one against one, 50 two against
+#: two; 150 points in a day against the same person is a dozen straight wins of a settled player,
+#: or three or four of a new one: what an accomplice losing on purpose gives (docs/rating-abuse.md).
+RATING_GAIN_FLAG = 150
+RATING_GAIN_WINDOW = timedelta(hours=24)
+
 #: The log's action codes and what each means, for the log page.
 ACTIONS: dict[str, Any] = {
     "report": gettext_lazy("report made"),
@@ -70,6 +89,8 @@ ACTIONS: dict[str, Any] = {
     "appeal_refuse": gettext_lazy("appeal refused"),
     "warning_seen": gettext_lazy("warning seen"),
     "rename_done": gettext_lazy("username changed"),
+    "rating_flag": gettext_lazy("rating gains flagged"),
+    "rating_flag_close": gettext_lazy("rating flag closed"),
 }
 
 
@@ -657,6 +678,273 @@ def quitters_penalise(*, match_id: int, now: datetime | None = None) -> list[San
             )
         given.append(ban)
     return given
+
+
+# -- rating abuse ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RatedResult:
+    """One rated match of a player, as it counts against each opponent in it."""
+
+    match_id: int
+    won: bool
+    gain: int
+    played_at: datetime
+
+
+@dataclass(slots=True)
+class OpponentResults:
+    """A player's rated results against one opponent in one variant, newest first."""
+
+    opponent: User
+    results: list[RatedResult] = field(default_factory=list)
+
+    @property
+    def matches(self) -> int:
+        return len(self.results)
+
+    @property
+    def wins(self) -> int:
+        return sum(result.won for result in self.results)
+
+    @property
+    def losses(self) -> int:
+        return self.matches - self.wins
+
+    @property
+    def gain(self) -> int:
+        """The net rating points he gained in these matches (negative: lost)."""
+        return sum(result.gain for result in self.results)
+
+    @property
+    def last_played_at(self) -> datetime:
+        return self.results[0].played_at
+
+
+def _against(
+    changes: Iterable[RatingChange], seats: Iterable[MatchSeat]
+) -> Iterator[tuple[RatingChange, MatchSeat, int]]:
+    """Each rating change with each person who sat on another side of its match (his opponent),
+    and that person's id. ``seats`` are the seats of the changes' matches (others are ignored)."""
+    by_match: dict[int, list[MatchSeat]] = {}
+    for seat in seats:
+        by_match.setdefault(seat.match_id, []).append(seat)
+    for change in changes:
+        rules = get_variant(change.variant)
+        side = rules.side_of(change.seat)
+        for seat in by_match.get(change.match_id, ()):
+            opponent_id = seat.user_id
+            if (
+                opponent_id is not None
+                and opponent_id != change.user_id
+                and rules.side_of(seat.index) != side
+            ):
+                yield change, seat, opponent_id
+
+
+def _counted_changes() -> QuerySet[RatingChange]:
+    """The rating changes that stand: those of finished rated matches, not voided."""
+    return RatingChange.objects.filter(kind=RatingChange.Kind.MATCH, match__voided=False).only(
+        "match",
+        "user",
+        "variant",
+        "seat",
+        "rating_before",
+        "rating_after",
+        "won",
+        "created_at",
+    )
+
+
+def rated_results_by_opponent(*, user: User) -> dict[str, list[OpponentResults]]:
+    """``user``'s rated results by variant (in the site's order) and opponent: each person who
+    sat on another side in his rated matches not voided, most rating points gained first.
+
+    Two queries, whatever the number of matches: the changes and the seats of their matches.
+    """
+    changes = _counted_changes().filter(user=user).order_by("-created_at", "-id")
+    seats = (
+        MatchSeat.objects.filter(match_id__in=changes.values("match_id"), user__isnull=False)
+        .exclude(user=user)
+        .select_related("user")
+    )
+    rows: dict[tuple[str, int], OpponentResults] = {}
+    for change, seat, opponent_id in _against(changes, seats):
+        assert seat.user is not None, "a seat with a user id has its user"
+        row = rows.setdefault((change.variant, opponent_id), OpponentResults(opponent=seat.user))
+        row.results.append(
+            RatedResult(
+                match_id=change.match_id,
+                won=change.won,
+                gain=change.delta,
+                played_at=change.created_at,
+            )
+        )
+    by_variant: dict[str, list[OpponentResults]] = {variant: [] for variant in GAME_VARIANTS}
+    for (variant, _opponent), row in rows.items():
+        by_variant[variant].append(row)
+    for variant_rows in by_variant.values():
+        variant_rows.sort(key=lambda r: (-r.gain, -r.matches, r.opponent.username.casefold()))
+    return {variant: variant_rows for variant, variant_rows in by_variant.items() if variant_rows}
+
+
+def rating_gains_flag(*, match_id: int, now: datetime | None = None) -> list[RatingFlag]:
+    """Once rated match ``match_id`` is finished: flag each of its players whose net rating gain
+    against one of its opponents, in its variant, over the last ``RATING_GAIN_WINDOW`` is more
+    than ``RATING_GAIN_FLAG``. The pair's open flag is updated with the new total and matches
+    rather than a second one opened. Returns the flags opened or updated.
+
+    Voided matches do not count, nor the matches a moderator judged already: a pair whose flag
+    was closed in the window counts from the closing on.
+    """
+    now = now or timezone.now()
+    match = Match.objects.filter(
+        pk=match_id, rated=True, voided=False, status=Match.Status.FINISHED
+    ).first()
+    if match is None:
+        return []
+    rules = get_variant(match.variant)
+    people: dict[int, User] = {}
+    sides: dict[int, int] = {}
+    for seat in MatchSeat.objects.filter(match=match, user__isnull=False).select_related("user"):
+        if seat.user is not None:
+            people[seat.user.pk] = seat.user
+            sides[seat.user.pk] = rules.side_of(seat.index)
+    # Only the pairs of opponents in this match: no other pair's total changed.
+    pairs = {(mine, theirs) for mine in sides for theirs in sides if sides[mine] != sides[theirs]}
+    if not pairs:
+        return []
+    since = now - RATING_GAIN_WINDOW
+    changes = _counted_changes().filter(
+        user_id__in=people, variant=match.variant, created_at__gt=since, created_at__lte=now
+    )
+    seats = MatchSeat.objects.filter(match_id__in=changes.values("match_id"), user_id__in=people)
+    judged = _judged_since(user_ids=list(people), variant=match.variant, since=since)
+    totals: dict[tuple[int, int], tuple[int, set[int]]] = {}
+    for change, _seat, opponent_id in _against(changes, seats):
+        pair = (change.user_id, opponent_id)
+        if pair not in pairs or change.created_at <= judged.get(pair, since):
+            continue
+        gain, matches = totals.get(pair, (0, set()))
+        totals[pair] = (gain + change.delta, matches | {change.match_id})
+    return [
+        _rating_flag_raise(
+            user=people[user_id],
+            opponent=people[opponent_id],
+            variant=match.variant,
+            gain=gain,
+            matches=sorted(matches),
+            now=now,
+        )
+        for (user_id, opponent_id), (gain, matches) in sorted(totals.items())
+        if gain > RATING_GAIN_FLAG
+    ]
+
+
+def _judged_since(
+    *, user_ids: Iterable[int], variant: str, since: datetime
+) -> dict[tuple[int, int | None], datetime]:
+    """When a moderator last closed a flag of each pair of ``user_ids`` in ``variant`` since
+    ``since``: the matches before it he has judged, and they are not counted again."""
+    judged: dict[tuple[int, int | None], datetime] = {}
+    for flagged_id, opponent_id, closed_at in RatingFlag.objects.filter(
+        user_id__in=user_ids,
+        opponent_id__in=user_ids,
+        variant=variant,
+        status=RatingFlag.Status.CLOSED,
+        closed_at__gt=since,
+    ).values_list("user_id", "opponent_id", "closed_at"):
+        if closed_at is not None:
+            pair = (flagged_id, opponent_id)
+            judged[pair] = max(closed_at, judged.get(pair, since))
+    return judged
+
+
+def _rating_flag_raise(
+    *,
+    user: User,
+    opponent: User,
+    variant: str,
+    gain: int,
+    matches: list[int],
+    now: datetime,
+) -> RatingFlag:
+    """Open the flag on ``user``'s gain against ``opponent``, or update the one open."""
+    with transaction.atomic():
+        # The player's row, locked: two matches of the pair ending at once make one flag.
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        flag = RatingFlag.objects.filter(
+            user=user, opponent=opponent, variant=variant, status=RatingFlag.Status.OPEN
+        ).first()
+        if flag is not None:
+            flag.gain, flag.matches, flag.updated_at = gain, matches, now
+            flag.save(update_fields=["gain", "matches", "updated_at"])
+            return flag
+        flag = RatingFlag.objects.create(
+            user=user,
+            opponent=opponent,
+            opponent_name=opponent.username,
+            variant=variant,
+            gain=gain,
+            matches=matches,
+            created_at=now,
+            updated_at=now,
+        )
+        # Stored text, not a message of this request: in the site's language.
+        with translation.override(settings.LANGUAGE_CODE):
+            reason = _(
+                "Gained %(gain)s rating points in a day against %(opponent)s (%(variant)s)."
+            ) % {"gain": gain, "opponent": opponent.username, "variant": flag.get_variant_display()}
+        _log(
+            moderator=None,
+            target=user,
+            action="rating_flag",
+            reason=reason,
+            details={
+                "flag": flag.pk,
+                "opponent": opponent.username,
+                "variant": variant,
+                "gain": gain,
+                "matches": matches,
+            },
+            at=now,
+        )
+    return flag
+
+
+def rating_flag_close(*, moderator: User, flag: RatingFlag, decision: str) -> RatingFlag:
+    """Close ``flag`` with the moderator's ``decision`` (what he found and did)."""
+    _require_moderator(moderator)
+    decision = _required_text(decision, _("Write the decision."))
+    with transaction.atomic(durable=True):
+        locked = RatingFlag.objects.select_for_update().select_related("user").get(pk=flag.pk)
+        _require_may_act_on(
+            moderator, locked.user, yourself=_("Another moderator must close a flag about you.")
+        )
+        if locked.status == RatingFlag.Status.CLOSED:
+            raise ModerationError("closed", _("This flag is closed."))
+        now = timezone.now()
+        locked.status = RatingFlag.Status.CLOSED
+        locked.closed_by = moderator
+        locked.closed_at = now
+        locked.decision = decision
+        locked.save(update_fields=["status", "closed_by", "closed_at", "decision"])
+        _log(
+            moderator=moderator,
+            target=locked.user,
+            action="rating_flag_close",
+            reason=decision,
+            details={
+                "flag": locked.pk,
+                "opponent": locked.opponent_name,
+                "variant": locked.variant,
+                "gain": locked.gain,
+                "matches": locked.matches,
+            },
+            at=now,
+        )
+    return locked
 
 
 # -- shared ---------------------------------------------------------------------------------------

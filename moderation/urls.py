@@ -1,4 +1,5 @@
-"""Routes of the moderation pages: reports, a player's own sanctions and appeals, the queue."""
+"""Routes of the moderation pages: reports, a player's own sanctions and appeals, the queue,
+a player's results by opponent and the rating flags."""
 
 from django.urls import path
 
@@ -31,9 +32,20 @@ urlpatterns = [
         name="moderation_appeal_decide",
     ),
     path("moderation/players/<str:username>/", views.player_page, name="moderation_player"),
+    # Before the player's actions, whose slug would take it.
+    path(
+        "moderation/players/<str:username>/opponents/",
+        views.player_opponents,
+        name="moderation_player_opponents",
+    ),
     path(
         "moderation/players/<str:username>/<slug:action>/",
         views.player_action,
         name="moderation_player_action",
+    ),
+    path(
+        "moderation/flags/<int:flag_id>/close/",
+        views.rating_flag_close,
+        name="moderation_flag_close",
     ),
 ]

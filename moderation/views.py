@@ -19,12 +19,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
 from accounts.roles import is_moderator
-from games.models import Hand, Match, Trick
+from games.models import VARIANT_CHOICES, Hand, Match, Trick
 from games.play.access import match_viewable_in
 from moderation import services as moderation
 from moderation.forms import (
@@ -36,7 +36,7 @@ from moderation.forms import (
     SanctionForm,
 )
 from moderation.middleware import BLOCKED_APPEAL_SALT, blocked_response
-from moderation.models import Appeal, ModerationLogEntry, Report, Sanction
+from moderation.models import Appeal, ModerationLogEntry, RatingFlag, Report, Sanction
 from moderation.sanctions import sanction_in_force
 
 LOG_PAGE_SIZE = 50
@@ -53,6 +53,8 @@ ACTION_LABELS = {
     "appeal_refuse": gettext_lazy("refused the appeal"),
     "warning_seen": gettext_lazy("saw the warning"),
     "rename_done": gettext_lazy("changed the username"),
+    "rating_flag": gettext_lazy("flagged the rating gains of"),
+    "rating_flag_close": gettext_lazy("closed the rating flag on"),
     **{kind.value: kind.label for kind in Sanction.Kind},
 }
 
@@ -301,7 +303,7 @@ def _open_reports_of(user_ref) -> Coalesce:
 @moderator_required
 def queue(request: HttpRequest) -> HttpResponse:
     """Open and taken reports, oldest first or by how many open reports the player has; the
-    open appeals below."""
+    open rating flags and the open appeals below."""
     sort = "count" if request.GET.get("sort") == "count" else "age"
     reports = (
         Report.objects.filter(status__in=[Report.Status.OPEN, Report.Status.TAKEN])
@@ -317,10 +319,22 @@ def queue(request: HttpRequest) -> HttpResponse:
         .select_related("sanction__user", "sanction__moderator")
         .order_by("created_at", "pk")
     )
+    flags = (
+        RatingFlag.objects.filter(status=RatingFlag.Status.OPEN)
+        .select_related("user", "opponent")
+        .order_by("created_at", "pk")
+    )
     return render(
         request,
         "moderation/queue.html",
-        {"reports": reports, "appeals": appeals, "sort": sort, "decision_form": DecisionForm()},
+        {
+            "reports": reports,
+            "flags": flags,
+            "flag_threshold": moderation.RATING_GAIN_FLAG,
+            "appeals": appeals,
+            "sort": sort,
+            "decision_form": DecisionForm(),
+        },
     )
 
 
@@ -497,6 +511,57 @@ def player_page(request: HttpRequest, username: str) -> HttpResponse:
             "lift_form": LiftForm(),
         },
     )
+
+
+@moderator_required
+@require_safe
+def player_opponents(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's rated results by variant and opponent, most rating points gained first, with
+    his rating flags: what a moderator judges farming on. A fixed number of queries."""
+    player = get_object_or_404(User, username=username)
+    labels = dict(VARIANT_CHOICES)
+    variants = [
+        {"code": variant, "label": labels[variant], "rows": rows}
+        for variant, rows in moderation.rated_results_by_opponent(user=player).items()
+    ]
+    flags = player.rating_flags.select_related("opponent", "closed_by").order_by(
+        "-created_at", "-pk"
+    )[:50]
+    return render(
+        request,
+        "moderation/opponents.html",
+        {
+            "player": player,
+            "variants": variants,
+            "flags": flags,
+            "flag_threshold": moderation.RATING_GAIN_FLAG,
+        },
+    )
+
+
+@moderator_required
+@require_POST
+def rating_flag_close(request: AuthenticatedHttpRequest, flag_id: int) -> HttpResponse:
+    """Close a rating flag with the moderator's decision; back to the queue, or to the player's
+    results by opponent when the form was sent from there."""
+    flag = get_object_or_404(RatingFlag.objects.select_related("user"), pk=flag_id)
+    if request.POST.get("back") == "player":
+        back = redirect("moderation:moderation_player_opponents", flag.user.username)
+    else:
+        back = redirect("moderation:moderation_queue")
+    form = DecisionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _form_errors(form))
+        return back
+    try:
+        moderation.rating_flag_close(
+            moderator=request.user, flag=flag, decision=form.cleaned_data["decision"]
+        )
+    except moderation.ModerationError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, _("The flag is closed."))
+    return back
 
 
 @moderator_required
