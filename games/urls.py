@@ -7,6 +7,7 @@ from games.history import views as history_views
 from games.lobby import views
 from games.play import api
 from games.play import views as match_views
+from games.ratings import views as ratings_views
 
 app_name = "games"
 
@@ -26,6 +27,12 @@ urlpatterns = [
     path("match/<int:match_id>/", match_views.match_page, name="match"),
     path("match/<int:match_id>/rematch/", match_views.match_rematch_view, name="match_rematch"),
     path("players/<str:username>/", history_views.profile, name="profile"),
+    path("leaderboard/", ratings_views.leaderboards, name="leaderboard"),
+    path(
+        "leaderboard/<str:variant>/",
+        ratings_views.leaderboard_variant,
+        name="leaderboard_variant",
+    ),
     path("history/", history_views.my_games, name="my_games"),
     path("match/<int:match_id>/summary/", history_views.match_summary, name="match_summary"),
     path("match/<int:match_id>/record/", history_views.match_record_download, name="match_record"),
@@ -35,4 +42,7 @@ urlpatterns = [
     # Programs write the address by hand: without its slash, APPEND_SLASH would answer a POST
     # with a redirect that drops the body (a RuntimeError under DEBUG).
     path("api/matches", api.match_start_against_computer),
+    path("api/players/<str:username>/", api.player_public, name="api_player"),
+    # Answered as it is written, like the address above, rather than by a redirect to the slash.
+    path("api/players/<str:username>", api.player_public),
 ]

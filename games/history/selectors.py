@@ -4,11 +4,11 @@ the file name of its record.
 Every read here costs a fixed number of queries, whatever the number of matches, hands and
 filters: "My games" reads the signed-in player's ``MatchSeat`` rows (index ``(user, -match)``)
 with their match joined, filters them with ``EXISTS`` subqueries, and loads the seats of one page
-of matches in one more query (and the courts of its Court Piece matches in one more, R9.7); a
-Hokm summary reads the hands' stored results (``tricks_won``, ``winner_side``, ``points``,
-``kot``, ``hakem_kot``), never the tricks or the cards. A Court Piece summary replays its deals
-through the engine (R9.8's streak is nowhere stored) and shows of the deal in play only what the
-engine's spectator view shows (R9.15.1).
+of matches in one more query (the courts of its Court Piece matches in one more, R9.7, and the
+rating changes of its rated matches in one more); a Hokm summary reads the hands' stored results
+(``tricks_won``, ``winner_side``, ``points``, ``kot``, ``hakem_kot``), never the tricks or the
+cards. A Court Piece summary replays its deals through the engine (R9.8's streak is nowhere
+stored) and shows of the deal in play only what the engine's spectator view shows (R9.15.1).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from games.history.court_piece import (
 from games.models import Hand, Match, MatchSeat
 from games.play.rendering import SuitFace, seat_name, suit_face
 from games.play.selectors import court_piece_state_build
+from games.ratings.selectors import RatingMove, rating_moves
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -99,6 +100,8 @@ class Player:
     username: str | None
     computer: bool
     you: bool
+    #: A rated match's change of this player's rating, in "My games".
+    rating: RatingMove | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,8 +129,15 @@ class HistoryRow:
     court_piece: bool = False
     #: Court Piece: the deals that scored courts, the viewer's side's first.
     courts: tuple[CourtTally, ...] = ()
-    #: The viewer's side (R1.4).
+    #: The viewer's side (R1.4) and seat.
     side: int = 0
+    seat: int = 0
+    #: A rated match's change of the viewer's rating, as it stands (none once voided).
+    rating: RatingMove | None = None
+
+    @property
+    def rated(self) -> bool:
+        return self.match.rated
 
     @property
     def groups(self) -> list[tuple[str, list[Player]]]:
@@ -264,7 +274,9 @@ def history_page(
     page_number: int | str | None = 1,
     per_page: int = HISTORY_PAGE_SIZE,
 ) -> HistoryPage:
-    """One page of ``user``'s matches: three queries (the count, the page, the page's seats).
+    """One page of ``user``'s matches: three queries (the count, the page, the page's seats),
+    one more when the page has a Court Piece match (its courts), and one more when it has a rated
+    match (the rating changes).
 
     A page number that is not a number gives the first page, one out of range the last.
     """
@@ -273,7 +285,35 @@ def history_page(
     )
     page = Paginator(seats, per_page).get_page(page_number)
     rows = [_history_row(seat, viewer_id=user.pk) for seat in page.object_list]
-    return HistoryPage(rows=_with_courts(rows), page=page)
+    return HistoryPage(rows=_with_ratings(_with_courts(rows)), page=page)
+
+
+def _with_ratings(rows: list[HistoryRow]) -> list[HistoryRow]:
+    """The rows with their rated matches' rating changes: one query, and none when the page has
+    no rated match that finished."""
+    rated = [
+        row.match.pk
+        for row in rows
+        if row.match.rated and row.match.status == Match.Status.FINISHED and not row.match.voided
+    ]
+    if not rated:
+        return rows
+    moves = rating_moves(match_ids=rated)
+
+    def rated_players(players: list[Player], seats: dict[int, RatingMove]) -> list[Player]:
+        return [replace(p, rating=seats.get(p.seat)) for p in players]
+
+    return [
+        replace(
+            row,
+            rating=seats.get(row.seat),
+            partners=rated_players(row.partners, seats),
+            opponents=rated_players(row.opponents, seats),
+        )
+        if (seats := moves.get(row.match.pk))
+        else row
+        for row in rows
+    ]
 
 
 def _with_courts(rows: list[HistoryRow]) -> list[HistoryRow]:
@@ -333,6 +373,7 @@ def _history_row(mine: WithAnnotations[MatchSeat, _MySide], *, viewer_id: int) -
         playing=match.status == Match.Status.PLAYING,
         court_piece=variant.family == "court-piece",
         side=side,
+        seat=mine.index,
     )
 
 

@@ -35,6 +35,8 @@ from games.history.selectors import (
 from games.history.stats import player_stats
 from games.models import Match
 from games.play.access import match_revealed, match_viewable_in
+from games.ratings.charts import rating_chart_layout
+from games.ratings.selectors import BOARD_RULES, player_ratings, rating_charts
 
 
 @login_required
@@ -141,9 +143,11 @@ def match_record_download(request: HttpRequest, match_id: int) -> HttpResponse:
 # GET and HEAD, as every page: HEAD was refused here alone (link previews, uptime checks).
 @require_safe
 def profile(request: HttpRequest, username: str) -> HttpResponse:
-    """A player's public page: names, date joined, and statistics of the matches he finished here.
+    """A player's public page: names, date joined, statistics of the matches he finished here,
+    and his ratings with their places and charts.
 
-    Five queries whatever the number of matches: the player, then ``player_stats``.
+    Seven queries whatever the number of matches and players (six without a rated match): the
+    player, ``player_stats``, his ratings with their places, and the points of every chart.
     """
     player = User.objects.filter(username=username, is_active=True).first()
     if player is None:
@@ -153,8 +157,20 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
             raise Http404
         return redirect("games:profile", username=others[0].username, permanent=True)
     stats = player_stats(user=player, include_private=request.user.pk == player.pk)
+    standings = player_ratings(user=player)
+    charts = rating_charts(user=player, variants=[s.variant for s in standings])
+    ratings = [
+        (standing, rating_chart_layout(charts.get(standing.variant, []), variant=standing.variant))
+        for standing in standings
+    ]
     return render(
         request,
         "games/profile.html",
-        {"player": player, "stats": stats, "chart": stats.chart},
+        {
+            "player": player,
+            "stats": stats,
+            "chart": stats.chart,
+            "ratings": ratings,
+            "board_rules": BOARD_RULES,
+        },
     )

@@ -6,7 +6,7 @@ write; the consumers re-render their fragments from these after each change.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from games.engine import get_variant
 from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
 from games.play.presence import players_connected
+from games.ratings.selectors import RatingShown, ratings_by_variant, ratings_for
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser
@@ -65,6 +66,8 @@ class SeatView:
     team: str
     position: str
     is_viewer: bool
+    #: A person's rating in the table's variant ("1500?" before his first rated match).
+    rating: RatingShown | None = None
 
     @property
     def number(self) -> int:
@@ -137,17 +140,25 @@ class TableView:
 
 
 def table_view(
-    *, table: Table, viewer: User | AnonymousUser | None, seats: Iterable[Seat] | None = None
+    *,
+    table: Table,
+    viewer: User | AnonymousUser | None,
+    seats: Iterable[Seat] | None = None,
+    ratings: Mapping[int, RatingShown] | None = None,
 ) -> TableView:
     """A table and its seats for ``viewer`` (None or an anonymous user: nobody seated).
 
     ``seats`` are the table's seats when already loaded (with their users); otherwise one query.
-    With a viewer seated, the seats are drawn turned so that the viewer's is at the bottom.
+    ``ratings`` are the seated people's ratings in the table's variant by user id when already
+    read; otherwise one query, none when nobody sits there. With a viewer seated, the seats are
+    drawn turned so that the viewer's is at the bottom.
     """
     viewer_id = viewer.pk if viewer is not None and viewer.is_authenticated else None
     if seats is None:
         seats = Seat.objects.filter(table=table).select_related("user").order_by("index")
     seats = sorted(seats, key=lambda seat: seat.index)
+    if ratings is None:
+        ratings = ratings_for(user_ids=[seat.user_id for seat in seats], variant=table.variant)
     rules = get_variant(table.variant)
     count = len(seats)
     positions = _POSITIONS.get(count, tuple(f"place-{i}" for i in range(count)))
@@ -161,6 +172,7 @@ def table_view(
             team=("A" if seat.index % 2 == 0 else "B") if rules.partnerships else "",
             position=positions[(seat.index - turn) % count],
             is_viewer=viewer_id is not None and seat.user_id == viewer_id,
+            rating=ratings.get(seat.user_id) if seat.user_id is not None else None,
         )
         for seat in seats
     )
@@ -178,15 +190,28 @@ def _seat_name(seat: Seat) -> str:
 
 
 def lobby_tables(*, limit: int = LOBBY_LIMIT) -> list[TableView]:
-    """Open public tables, newest first, each with its seats and their users: two queries."""
-    tables = (
+    """Open public tables, newest first, each with its seats, their users and the users' ratings
+    in the table's variant: three queries (two when nobody sits at any of them)."""
+    tables = list(
         Table.objects.filter(status=Table.Status.OPEN, is_private=False)
         .order_by("-created_at", "-pk")
         .prefetch_related(
             Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
         )[:limit]
     )
-    return [table_view(table=table, viewer=None, seats=table.seats.all()) for table in tables]
+    pairs = [(seat.user_id, table.variant) for table in tables for seat in table.seats.all()]
+    by_variant: dict[str, dict[int, RatingShown]] = {}
+    for (user_id, variant), rating in ratings_by_variant(pairs=pairs).items():
+        by_variant.setdefault(variant, {})[user_id] = rating
+    return [
+        table_view(
+            table=table,
+            viewer=None,
+            seats=table.seats.all(),
+            ratings=by_variant.get(table.variant, {}),
+        )
+        for table in tables
+    ]
 
 
 #: What an invite code can look like (``games.models.new_invite_code``: URL-safe base64).

@@ -1,8 +1,11 @@
-"""HTTP endpoints for programs that play with a personal API token (docs/protocol.md).
+"""HTTP endpoints for programs: starting a match with a personal API token (docs/protocol.md),
+and reading a player's public ratings (docs/api-players.md).
 
 A token arrives in ``Authorization: Bearer ...``; no cookie is involved, so there is no CSRF to
 guard against here and the views are exempt from it. Playing itself happens over the WebSocket.
-Each error's ``code`` is fixed; its ``message`` is in the request's language (``Accept-Language``).
+What anyone may read on a profile page needs no token. Every answer is JSON, errors included:
+each error's ``code`` is fixed; its ``message`` is in the request's language
+(``Accept-Language``).
 """
 
 from __future__ import annotations
@@ -11,12 +14,15 @@ import json
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
+from accounts.models import User
 from accounts.restrictions import play_banned
 from accounts.tokens import bearer_credentials, user_for_token
 from games.engine import GAME_VARIANTS
+from games.history.stats import player_record
 from games.lobby.services import (
     TARGET_MAX,
     TARGET_MIN,
@@ -26,6 +32,7 @@ from games.lobby.services import (
     play_against_computer,
 )
 from games.models import ComputerLevel
+from games.ratings.selectors import RATED_VARIANTS, RatingShown, player_ratings
 
 MAX_BODY_BYTES = 1024
 
@@ -121,3 +128,49 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
     return JsonResponse(
         {"match": match.pk, "seat": 0, "socket": f"/ws/api/match/{match.pk}/"}, status=201
     )
+
+
+def player_public(request: HttpRequest, username: str) -> JsonResponse:
+    """``GET /api/players/<name>/``: a player's public ratings, games and places, as his profile
+    shows them. No token needed: everything here is on his public page. Three queries: the
+    player, his ratings with their places, and his finished matches."""
+    if request.method not in ("GET", "HEAD"):
+        response = _error(405, "method_not_allowed", _("use GET"))
+        response["Allow"] = "GET, HEAD"
+        return response
+    player = _player_named(username)
+    if player is None:
+        return _error(404, "not_found", _("no player has this name"))
+    standings = {s.variant: s for s in player_ratings(user=player)}
+    ratings = {}
+    for variant in RATED_VARIANTS:
+        standing = standings.get(variant)
+        rating = standing.rating if standing else RatingShown.of(None, variant)
+        ratings[variant] = {
+            "rating": rating.rating,
+            "provisional": rating.provisional,
+            "games": rating.games,
+            "wins": rating.wins,
+            "rank": standing.place if standing else None,
+        }
+    return JsonResponse(
+        {
+            "username": player.username,
+            "display_name": player.display_name or None,
+            "profile": reverse("games:profile", args=[player.username]),
+            "matches": player_record(user=player).played,
+            "ratings": ratings,
+        }
+    )
+
+
+def _player_named(username: str) -> User | None:
+    """The active player called ``username``; else the one whose name differs only in letter
+    case, as the profile's address takes it (usernames are unique in any case). The exact name
+    is found on the index; only another spelling costs a second query."""
+    players = User.objects.filter(is_active=True)
+    exact = players.filter(username=username).first()
+    if exact is not None:
+        return exact
+    others = list(players.filter(username__iexact=username)[:2])
+    return others[0] if len(others) == 1 else None

@@ -1,18 +1,36 @@
-"""Reading ratings: a player's, many players' at once (lobby, table, history), leaderboards, ranks
-and the points of a rating chart. Each answers in a fixed number of queries."""
+"""Reading ratings: a player's, many players' at once (lobby, table, history), leaderboards, places
+and the points of rating charts. Each answers in a fixed number of queries (most in one), whatever
+the number of players, matches and rating changes.
+
+A *place* on a leaderboard is one more than the number of players on it with a higher rating, so
+equal ratings share a place (1, 2, 2, 4), on the board and on a profile alike. Only players whose
+account is active stand on a board: a closed account has no profile to link to.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
-from django.db.models import Q
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    Subquery,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import Coalesce, RowNumber
 from django.utils import timezone
 
 from games.engine import GAME_VARIANTS
-from games.models import Rating, RatingChange
+from games.models import VARIANT_CHOICES, Rating, RatingChange
 from games.ratings.model import (
     LEADERBOARD_DAYS,
     LEADERBOARD_MIN_GAMES,
@@ -26,6 +44,16 @@ from games.ratings.model import (
 
 #: The families with a rating of their own: every variant the site plays.
 RATED_VARIANTS: tuple[str, ...] = tuple(GAME_VARIANTS)
+_TITLES = dict(VARIANT_CHOICES)
+
+#: Why a rating has no place on its leaderboard: fewer than ``LEADERBOARD_MIN_GAMES`` rated
+#: matches, still provisional, or no rated match in the last ``LEADERBOARD_DAYS`` days.
+Unranked = Literal["games", "provisional", "inactive"]
+
+
+def variant_title(variant: str) -> str:
+    """A family's name for people ("Hokm, four players"), in the active language."""
+    return str(_TITLES.get(variant, variant))
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +70,10 @@ class RatingShown:
     @property
     def text(self) -> str:
         return f"{self.rating}?" if self.provisional else str(self.rating)
+
+    @property
+    def title(self) -> str:
+        return variant_title(self.variant)
 
     def __str__(self) -> str:
         return self.text
@@ -68,7 +100,8 @@ def rating_of(*, user: Any, variant: str) -> RatingShown:
 
 
 def ratings_for(*, user_ids: Iterable[int | None], variant: str) -> dict[int, RatingShown]:
-    """The ratings in ``variant`` of many players at once (one query), new players included."""
+    """The ratings in ``variant`` of many players at once (one query, none without a player),
+    new players included."""
     ids = {uid for uid in user_ids if uid is not None}
     if not ids or variant not in GAME_VARIANTS:
         return {}
@@ -79,7 +112,8 @@ def ratings_for(*, user_ids: Iterable[int | None], variant: str) -> dict[int, Ra
 def ratings_by_variant(
     *, pairs: Iterable[tuple[int | None, str]]
 ) -> dict[tuple[int, str], RatingShown]:
-    """Ratings for (user id, variant) pairs across variants, in one query (the lobby's list)."""
+    """Ratings for (user id, variant) pairs across variants, in one query (the lobby's list), none
+    without a player."""
     wanted = {(uid, v) for uid, v in pairs if uid is not None and v in GAME_VARIANTS}
     if not wanted:
         return {}
@@ -90,35 +124,129 @@ def ratings_by_variant(
     return {key: RatingShown.of(rows.get(key), key[1]) for key in wanted}
 
 
-def _board_filter(variant: str, now: datetime | None = None) -> Q:
-    since = (now or timezone.now()) - timedelta(days=LEADERBOARD_DAYS)
+# Leaderboards and places.
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRules:
+    """Who stands on a leaderboard, as the pages say it."""
+
+    min_games: int = LEADERBOARD_MIN_GAMES
+    days: int = LEADERBOARD_DAYS
+    size: int = LEADERBOARD_SIZE
+
+
+BOARD_RULES = BoardRules()
+
+
+def _since(now: datetime | None) -> datetime:
+    return (now or timezone.now()) - timedelta(days=LEADERBOARD_DAYS)
+
+
+def _eligible(since: datetime) -> Q:
+    """The rating rows that may stand on their family's leaderboard."""
     return Q(
-        variant=variant,
         games__gte=LEADERBOARD_MIN_GAMES,
         sigma__lt=PROVISIONAL_SIGMA,
         last_played_at__gte=since,
+        user__is_active=True,
     )
 
 
-def on_leaderboard(row: Rating | None, *, now: datetime | None = None) -> bool:
-    """Whether a rating row may stand on its family's leaderboard (played enough, lately)."""
-    if row is None:
-        return False
-    since = (now or timezone.now()) - timedelta(days=LEADERBOARD_DAYS)
-    return (
-        row.games >= LEADERBOARD_MIN_GAMES
-        and not is_provisional(row.sigma)
-        and row.last_played_at is not None
-        and row.last_played_at >= since
+def unranked_reason(row: Rating, *, now: datetime | None = None) -> Unranked | None:
+    """Why a rating row has no place on its leaderboard, None when it has one. Too few matches
+    is named first: it is what a new player needs to hear, and playing them settles a
+    provisional rating as well."""
+    if row.games < LEADERBOARD_MIN_GAMES:
+        return "games"
+    if is_provisional(row.sigma):
+        return "provisional"
+    if row.last_played_at is None or row.last_played_at < _since(now):
+        return "inactive"
+    return None
+
+
+def _with_places(rows: Any, *, now: datetime | None) -> Any:
+    """``rows`` (a Rating queryset) with ``place``: the row's place on its leaderboard, None
+    when it is not on it.
+
+    The count of the players above runs in the same query, only for rows on a board (the CASE
+    skips the others), over the ``(variant, -rating)`` index from the top down to the row: the
+    lower the place, the longer it takes (about 30 ms for the last of 14,000 players on a board,
+    on PostgreSQL).
+    """
+    since = _since(now)
+    above = (
+        Rating.objects.filter(_eligible(since), variant=OuterRef("variant"))
+        .filter(rating__gt=OuterRef("rating"))
+        .order_by()
+        .values("variant")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    return rows.annotate(
+        place=Case(
+            When(_eligible(since), then=Coalesce(Subquery(above), Value(0)) + 1),
+            default=None,
+            output_field=IntegerField(),
+        )
     )
 
 
 def rank_of(row: Rating | None, *, now: datetime | None = None) -> int | None:
-    """A rating's place on its family's leaderboard (1 is first), None when it is not on it.
-    Equal ratings share a place."""
-    if row is None or not on_leaderboard(row, now=now):
+    """A rating's place on its family's leaderboard (1 is first), None when it is not on it:
+    one query, none for a row that cannot be on it."""
+    if row is None or unranked_reason(row, now=now) is not None:
         return None
-    return Rating.objects.filter(_board_filter(row.variant, now), rating__gt=row.rating).count() + 1
+    return (
+        _with_places(Rating.objects.filter(pk=row.pk), now=now)
+        .values_list("place", flat=True)
+        .first()
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A player's rating in one family, and where it stands: his place on the leaderboard, or
+    why he has none."""
+
+    rating: RatingShown
+    place: int | None
+    unranked: Unranked | None
+
+    @property
+    def variant(self) -> str:
+        return self.rating.variant
+
+    @property
+    def title(self) -> str:
+        return self.rating.title
+
+
+def _standing(row: Any, *, now: datetime) -> Standing:
+    return Standing(
+        rating=RatingShown.of(row, row.variant),
+        place=row.place,
+        unranked=None if row.place is not None else unranked_reason(row, now=now),
+    )
+
+
+def player_ratings(*, user: Any, now: datetime | None = None) -> list[Standing]:
+    """A player's standings in the families he has played rated, in the order of
+    ``RATED_VARIANTS``: one query whatever the number of families and players."""
+    now = now or timezone.now()
+    rows = _with_places(Rating.objects.filter(user=user, games__gt=0), now=now)
+    standings = {row.variant: _standing(row, now=now) for row in rows}
+    return [standings[v] for v in RATED_VARIANTS if v in standings]
+
+
+def viewer_standing(*, user: Any, variant: str, now: datetime | None = None) -> Standing | None:
+    """The viewer's standing in one family, None before his first rated match in it: one
+    query."""
+    now = now or timezone.now()
+    rows = _with_places(Rating.objects.filter(user=user, variant=variant, games__gt=0), now=now)
+    row = rows.first()
+    return _standing(row, now=now) if row is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,15 +257,20 @@ class BoardLine:
     name: str
     rating: int
     games: int
+    wins: int
 
 
-def leaderboard(*, variant: str, now: datetime | None = None) -> list[BoardLine]:
-    """The top ``LEADERBOARD_SIZE`` of ``variant``: players with enough rated matches, active in
-    the last ``LEADERBOARD_DAYS`` days, best first; equal ratings share a place."""
+def leaderboard(
+    *, variant: str, now: datetime | None = None, size: int = LEADERBOARD_SIZE
+) -> list[BoardLine]:
+    """The top ``size`` of ``variant``: players with enough rated matches, active in the last
+    ``LEADERBOARD_DAYS`` days, best first; equal ratings share a place. One query, down the
+    ``(variant, -rating)`` index."""
     rows = (
-        Rating.objects.filter(_board_filter(variant, now))
+        Rating.objects.filter(_eligible(_since(now)), variant=variant)
         .select_related("user")
-        .order_by("-rating", "user_id")[:LEADERBOARD_SIZE]
+        .only("rating", "games", "wins", "user__username", "user__display_name")
+        .order_by("-rating", "user_id")[:size]
     )
     lines: list[BoardLine] = []
     place = 0
@@ -153,37 +286,13 @@ def leaderboard(*, variant: str, now: datetime | None = None) -> list[BoardLine]
                 name=str(row.user),
                 rating=row.rating,
                 games=row.games,
+                wins=row.wins,
             )
         )
     return lines
 
 
-def player_ratings(
-    *, user: Any, now: datetime | None = None
-) -> list[tuple[RatingShown, int | None]]:
-    """A player's ratings in the families he has played rated, with his place on each
-    leaderboard (None when he is not on it); two queries whatever the number of families."""
-    rows = {r.variant: r for r in Rating.objects.filter(user=user, games__gt=0)}
-    places = _places(rows.values(), now=now)
-    return [(RatingShown.of(rows[v], v), places.get(v)) for v in RATED_VARIANTS if v in rows]
-
-
-def _places(rows: Iterable[Rating], *, now: datetime | None) -> dict[str, int]:
-    """Places on the leaderboards of several families in one query (a conditional count each)."""
-    from django.db.models import Count
-
-    eligible = [row for row in rows if on_leaderboard(row, now=now)]
-    if not eligible:
-        return {}
-    counts = Rating.objects.aggregate(
-        **{
-            f"above_{i}": Count(
-                "pk", filter=_board_filter(row.variant, now) & Q(rating__gt=row.rating)
-            )
-            for i, row in enumerate(eligible)
-        }
-    )
-    return {row.variant: counts[f"above_{i}"] + 1 for i, row in enumerate(eligible)}
+# Charts.
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,35 +301,105 @@ class ChartPoint:
     rating: int
 
 
-def rating_chart(*, user: Any, variant: str, limit: int = 1000) -> list[ChartPoint]:
-    """A player's rating after each change in ``variant``, oldest first, with the starting
-    rating before the first: the latest ``limit`` changes (one query)."""
-    rows = list(
-        RatingChange.objects.filter(user=user, variant=variant)
-        .order_by("-id")
-        .values_list("created_at", "rating_before", "rating_after")[:limit]
+#: How many of a player's latest rating changes a family's chart shows.
+CHART_CHANGES = 300
+
+
+def rating_charts(
+    *, user: Any, variants: Iterable[str], limit: int = CHART_CHANGES
+) -> dict[str, list[ChartPoint]]:
+    """A player's rating after each change in each of ``variants``, oldest first, with the
+    starting rating before the first: the latest ``limit`` changes of each family, in one query
+    (none without a family) whatever the number of families and changes."""
+    wanted = [v for v in dict.fromkeys(variants) if v in GAME_VARIANTS]
+    if not wanted:
+        return {}
+    latest = Window(RowNumber(), partition_by=[F("variant")], order_by=F("id").desc())
+    rows = (
+        RatingChange.objects.filter(user=user, variant__in=wanted)
+        .annotate(latest=latest)
+        .filter(latest__lte=limit)
+        .order_by("variant", "id")
+        .values_list("variant", "created_at", "rating_before", "rating_after")
     )
-    rows.reverse()
-    if not rows:
-        return []
-    points = [ChartPoint(at=rows[0][0], rating=rows[0][1])]
-    points += [ChartPoint(at=at, rating=after) for at, _before, after in rows]
-    return points
+    charts: dict[str, list[ChartPoint]] = {}
+    for variant, at, before, after in rows:
+        points = charts.get(variant)
+        if points is None:
+            points = charts[variant] = [ChartPoint(at=at, rating=before)]
+        points.append(ChartPoint(at=at, rating=after))
+    return charts
+
+
+def rating_chart(*, user: Any, variant: str, limit: int = CHART_CHANGES) -> list[ChartPoint]:
+    """A player's rating after each change in ``variant``: :func:`rating_charts` of one."""
+    return rating_charts(user=user, variants=[variant], limit=limit).get(variant, [])
+
+
+# What matches did to ratings.
+
+
+@dataclass(frozen=True, slots=True)
+class RatingMove:
+    """What a rated match did to one player's rating: before, after, and the change."""
+
+    before: int
+    after: int
+    #: The rating after the match is provisional.
+    provisional: bool
+
+    @property
+    def delta(self) -> int:
+        return self.after - self.before
+
+    @property
+    def text(self) -> str:
+        """The rating after, "1549?" while provisional."""
+        return f"{self.after}?" if self.provisional else str(self.after)
+
+    @property
+    def delta_text(self) -> str:
+        """The change as people write it: ``+14``, ``−3`` (a real minus sign), ``±0``."""
+        delta = self.delta
+        return f"+{delta}" if delta > 0 else f"\u2212{-delta}" if delta < 0 else "\u00b10"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "before": self.before,
+            "after": self.after,
+            "delta": self.delta,
+            "provisional": self.provisional,
+        }
+
+
+def rating_moves(*, match_ids: Iterable[int]) -> dict[int, dict[int, RatingMove]]:
+    """The rating changes of matches by match and seat, as they stand (a match whose changes a
+    void took back has none): one query, none without a match."""
+    ids = set(match_ids)
+    if not ids:
+        return {}
+    changes: dict[int, list[RatingChange]] = {}
+    for change in RatingChange.objects.filter(match_id__in=ids).order_by("id"):
+        changes.setdefault(change.match_id, []).append(change)
+    return {
+        match_id: {
+            c.seat: RatingMove(
+                before=c.rating_before,
+                after=c.rating_after,
+                provisional=is_provisional(c.sigma_after),
+            )
+            for c in rows
+            if c.kind == RatingChange.Kind.MATCH
+        }
+        for match_id, rows in changes.items()
+        # The latest change says how the match stands: a void takes it back, a restore gives
+        # it again.
+        if rows[-1].kind != RatingChange.Kind.VOID
+    }
 
 
 def match_rating_changes(*, match_id: int) -> dict[int, dict[str, Any]]:
     """A match's rating changes by seat, as it stands (taken back by a void: none), with the
-    rating before and after and its change, for the end banner and the history."""
-    changes = list(RatingChange.objects.filter(match_id=match_id).order_by("id"))
-    if not changes or changes[-1].kind == RatingChange.Kind.VOID:
-        return {}
-    return {
-        c.seat: {
-            "before": c.rating_before,
-            "after": c.rating_after,
-            "delta": c.rating_after - c.rating_before,
-            "provisional": is_provisional(c.sigma_after),
-        }
-        for c in changes
-        if c.kind == RatingChange.Kind.MATCH
-    }
+    rating before and after and its change, for the end banner."""
+    moves = rating_moves(match_ids=[match_id]).get(match_id, {})
+    return {seat: move.as_dict() for seat, move in moves.items()}

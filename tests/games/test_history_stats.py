@@ -536,8 +536,9 @@ def test_results_chart_layout() -> None:
 def test_profile_makes_the_same_few_queries_whatever_the_history(django_assert_num_queries):
     roya, sina = make_player("roya"), make_player("sina")
     url = reverse("games:profile", args=["roya"])
-    # The player, then matches, hands, partner and chart: one query each.
-    with django_assert_num_queries(5):
+    # The player, then matches, hands, partner, chart and ratings: one query each (no rated
+    # match: no rating chart to read).
+    with django_assert_num_queries(6):
         assert Client().get(url).status_code == 200
 
     for day in range(40):
@@ -550,6 +551,6 @@ def test_profile_makes_the_same_few_queries_whatever_the_history(django_assert_n
         )
     with CaptureQueriesContext(connection) as queries:
         response = Client().get(url)
-    assert len(queries) == 5
+    assert len(queries) == 6
     assert response.context["stats"].hands.played == 320
     assert len(response.context["chart"].points) == 40

@@ -359,12 +359,13 @@ def test_lobby_lists_open_public_tables_newest_first():
 
 
 @pytest.mark.parametrize("count", [1, 10])
-def test_lobby_tables_take_two_queries_however_many_tables(count, django_assert_num_queries):
+def test_lobby_tables_take_three_queries_however_many_tables(count, django_assert_num_queries):
     for _ in range(count):
         table = open_table()
         table_join_seat(table=table, user=UserFactory(), seat_index=1)
 
-    with django_assert_num_queries(2):
+    # The tables, their seats with their users, and the seated players' ratings.
+    with django_assert_num_queries(3):
         views = lobby_tables()
         names = [seat.name for view in views for seat in view.seats]
 

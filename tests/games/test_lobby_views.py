@@ -109,9 +109,9 @@ def test_the_lobby_takes_a_fixed_number_of_queries(count, django_assert_num_quer
         table_join_seat(table=table, user=UserFactory(), seat_index=1)
     client = client_for(user)
 
-    # session, user, his sanctions (moderation.middleware), tables + seats with users, the user's
-    # matches + their seats, his open tables, matches to watch
-    with django_assert_num_queries(9):
+    # session, user, his sanctions (moderation.middleware), tables + seats with users, the seated
+    # players' ratings, the user's matches + their seats, his open tables, matches to watch
+    with django_assert_num_queries(10):
         response = client.get(reverse("games:lobby"))
 
     assert response.status_code == 200
