@@ -150,8 +150,9 @@ class RatingMove:
 
     @property
     def delta_text(self) -> str:
-        # A sign always: "+0" reads as "no change", "0" as a missing number.
-        return f"+{self.delta}" if self.delta >= 0 else f"−{-self.delta}"
+        # As the history writes it (games.ratings.selectors.RatingMove): +14, −3, ±0.
+        delta = self.delta
+        return f"+{delta}" if delta > 0 else f"\u2212{-delta}" if delta < 0 else "\u00b10"
 
 
 @dataclass(frozen=True)
@@ -352,7 +353,10 @@ def table_context(
     )
     rating_texts = {
         s.index: (
-            f"{changes[s.index]['before']}" if s.index in changes else str(ratings[s.user_id])
+            # The plates keep the rating each player brought to the match; the banner has the new.
+            f"{changes[s.index]['before']}{'?' if changes[s.index]['provisional_before'] else ''}"
+            if s.index in changes
+            else str(ratings[s.user_id])
         )
         for s in seats
         if s.user_id is not None and (s.index in changes or s.user_id in ratings)

@@ -347,6 +347,8 @@ class RatingMove:
     after: int
     #: The rating after the match is provisional.
     provisional: bool
+    #: The rating before the match was provisional (the plates show it, "1500?").
+    provisional_before: bool = False
 
     @property
     def delta(self) -> int:
@@ -369,6 +371,7 @@ class RatingMove:
             "after": self.after,
             "delta": self.delta,
             "provisional": self.provisional,
+            "provisional_before": self.provisional_before,
         }
 
 
@@ -387,6 +390,7 @@ def rating_moves(*, match_ids: Iterable[int]) -> dict[int, dict[int, RatingMove]
                 before=c.rating_before,
                 after=c.rating_after,
                 provisional=is_provisional(c.sigma_after),
+                provisional_before=is_provisional(c.sigma_before),
             )
             for c in rows
             if c.kind == RatingChange.Kind.MATCH
