@@ -77,9 +77,22 @@ def match_ratings_apply(
     """Change the ratings of a rated match's players once: call in the transaction that finishes
     it, with its row lock held. Returns each person's change, for the end-of-match event:
     ``{"seat", "before", "after", "provisional"}`` in seat order."""
+    return [
+        {
+            "seat": change.seat,
+            "before": change.rating_before,
+            "after": change.rating_after,
+            "provisional": is_provisional(change.sigma_after),
+        }
+        for change in _match_rate(match=match, seats=seats, now=now or timezone.now())
+    ]
+
+
+def _match_rate(*, match: Match, seats: Sequence[MatchSeat], now: datetime) -> list[RatingChange]:
+    """:func:`match_ratings_apply`'s work: the MATCH changes written, in seat order (none for a
+    casual or void match, or one rated already)."""
     if not match.rated or match.voided:
         return []
-    now = now or timezone.now()
     seats = sorted(seats, key=lambda s: s.index)
     people = [s for s in seats if s.user_id is not None]
     if (
@@ -95,7 +108,6 @@ def match_ratings_apply(
     ]
     after = rate(outcome, before)
     changes: list[RatingChange] = []
-    shown_changes: list[dict[str, Any]] = []
     for seat in people:
         assert seat.user_id is not None
         row = rows[seat.user_id]
@@ -122,19 +134,10 @@ def match_ratings_apply(
                 created_at=now,
             )
         )
-        shown_changes.append(
-            {
-                "seat": seat.index,
-                "before": old.rating,
-                "after": new.rating,
-                "provisional": new.provisional,
-            }
-        )
     Rating.objects.bulk_update(
         list(rows.values()), ["mu", "sigma", "rating", "games", "wins", "last_played_at"]
     )
-    RatingChange.objects.bulk_create(changes)
-    return shown_changes
+    return RatingChange.objects.bulk_create(changes)
 
 
 def _standing(match: Match) -> RatingChange.Kind | None:
@@ -157,8 +160,16 @@ def match_ratings_void(*, match: Match, now: datetime | None = None) -> list[Rat
 
 
 def match_ratings_restore(*, match: Match, now: datetime | None = None) -> list[RatingChange]:
-    """Give a match's rating changes again once its void is lifted (the reverse of a void)."""
-    if _standing(match) != RatingChange.Kind.VOID:
+    """Give a match's rating changes again once its void is lifted (the reverse of a void).
+
+    Call in the moderator's transaction, with the match's row lock held and ``match.voided``
+    false. A rated match voided while it was played changed no rating when it ended: it is rated
+    now, from its players' ratings as they stand (the MATCH changes are returned)."""
+    standing = _standing(match)
+    if standing is None and match.status == Match.Status.FINISHED:
+        seats = list(MatchSeat.objects.filter(match=match).order_by("index"))
+        return _match_rate(match=match, seats=seats, now=now or timezone.now())
+    if standing != RatingChange.Kind.VOID:
         return []
     return _move_again(match=match, kind=RatingChange.Kind.RESTORE, now=now)
 
@@ -206,8 +217,9 @@ def _move_again(
 
 @dataclass
 class RebuildReport:
-    """What ``ratings_rebuild`` found: how many changes it replayed, and the ratings and changes
-    whose stored values differed from the replay (written anew unless it only checked)."""
+    """What ``ratings_rebuild`` found: how many events it replayed and ratings it compared, and the
+    ratings and changes whose stored values differed from the replay (written anew unless it only
+    checked)."""
 
     events: int = 0
     ratings: int = 0
@@ -215,118 +227,151 @@ class RebuildReport:
     changes_differing: int = 0
 
 
+@dataclass
+class _Tally:
+    """One player's rating in one family as the replay leaves it: a newcomer's to begin with."""
+
+    skill: Skill = field(default_factory=Skill)
+    games: int = 0
+    wins: int = 0
+    last_played_at: datetime | None = None
+
+    def values(self) -> tuple[Any, ...]:
+        """In the order of ``_RATING_FIELDS``."""
+        skill = self.skill
+        return (skill.mu, skill.sigma, skill.rating, self.games, self.wins, self.last_played_at)
+
+
+_RATING_FIELDS = ["mu", "sigma", "rating", "games", "wins", "last_played_at"]
+_CHANGE_FIELDS = [
+    "mu_before",
+    "sigma_before",
+    "mu_after",
+    "sigma_after",
+    "rating_before",
+    "rating_after",
+    "won",
+]
+
+#: A player's rating in one family: (user id, variant).
+_Key = tuple[int, str]
+
+
 def ratings_rebuild(*, write: bool = True) -> RebuildReport:
     """Recompute every rating from the stored history, in the order the changes were made:
     each rated match from its result and its players' ratings of that moment, each void and
-    restore from the match's recomputed change. With ``write`` the stored numbers that differ
-    are replaced (and the report lists them); without, they are only compared."""
+    restore from the match's recomputed change. A rating without a history is a newcomer's. With
+    ``write`` the stored numbers that differ are replaced (and the report lists them); without,
+    they are only compared."""
     report = RebuildReport()
     with transaction.atomic():
+        # Every rating locked first, in the order a finishing match locks its players' (by user,
+        # and one variant): a match finishing meanwhile waits for the rebuild, so the history
+        # read next holds every change of every row locked, and none is written back older.
+        rows = {
+            (r.user_id, r.variant): r
+            for r in Rating.objects.select_for_update().order_by("user_id", "variant")
+        }
         changes = list(RatingChange.objects.select_related("match").order_by("id"))
-        seats: dict[int, list[MatchSeat]] = {}
-        for seat in MatchSeat.objects.filter(match_id__in={c.match_id for c in changes}).order_by(
-            "match_id", "index"
-        ):
-            seats.setdefault(seat.match_id, []).append(seat)
-        skills: dict[tuple[int, str], Skill] = {}
-        counts: dict[tuple[int, str], list[Any]] = {}  # games, wins, last played
-        recomputed: dict[int, dict[int, tuple[Skill, Skill]]] = {}  # match -> seat -> before/after
-        to_update: list[RatingChange] = []
-        for event in _events(changes):
-            report.events += 1
-            first = event[0]
-            match = first.match
-            if first.kind == RatingChange.Kind.MATCH:
-                match_seats = seats[match.pk]
-                outcome = match_outcome_of(match, match_seats)
-                before = [
-                    skills.get((s.user_id, match.variant), Skill()) if s.user_id else Skill()
-                    for s in match_seats
-                ]
-                after = rate(outcome, before)
-                recomputed[match.pk] = {
-                    s.index: (before[s.index], after[s.index]) for s in match_seats
-                }
-            for change in event:
-                key = (change.user_id, change.variant)
-                current = skills.get(key, Skill())
-                if change.kind == RatingChange.Kind.MATCH:
-                    old, new = recomputed[match.pk][change.seat]
-                    won = match_outcome_of(match, seats[match.pk]).won(change.seat)
-                    tally = counts.setdefault(key, [0, 0, None])
-                    tally[0] += 1
-                    tally[1] += int(won)
-                    tally[2] = change.created_at
-                else:
-                    pair = recomputed[match.pk][change.seat]
-                    old = current
-                    step = take_back if change.kind == RatingChange.Kind.VOID else give_again
-                    new = step(current, *pair)
-                    sign = -1 if change.kind == RatingChange.Kind.VOID else 1
-                    won = change.won
-                    tally = counts.setdefault(key, [0, 0, None])
-                    tally[0] += sign
-                    tally[1] += sign * int(won)
-                skills[key] = new
-                values = (old.mu, old.sigma, new.mu, new.sigma, old.rating, new.rating, won)
-                stored = (
-                    change.mu_before,
-                    change.sigma_before,
-                    change.mu_after,
-                    change.sigma_after,
-                    change.rating_before,
-                    change.rating_after,
-                    change.won,
-                )
-                if values != stored:
-                    report.changes_differing += 1
-                    (
-                        change.mu_before,
-                        change.sigma_before,
-                        change.mu_after,
-                        change.sigma_after,
-                        change.rating_before,
-                        change.rating_after,
-                        change.won,
-                    ) = values
-                    to_update.append(change)
-        rows = {(r.user_id, r.variant): r for r in Rating.objects.select_for_update()}
-        fresh: list[Rating] = []
-        for key, skill in skills.items():
-            games, wins, last = counts[key]
-            row = rows.get(key)
-            if row is None:
-                row = Rating(user_id=key[0], variant=key[1], mu=MU, sigma=SIGMA, rating=0)
-                fresh.append(row)
-            old_values = (row.mu, row.sigma, row.rating, row.games, row.wins, row.last_played_at)
-            new_values = (skill.mu, skill.sigma, skill.rating, games, wins, last)
-            report.ratings += 1
-            if old_values != new_values:
-                report.ratings_differing.append(
-                    f"user {key[0]} {key[1]}: {old_values} -> {new_values}"
-                )
-                row.mu, row.sigma, row.rating, row.games, row.wins, row.last_played_at = new_values
+        tallies, rewritten = _replay(changes, report)
+        differing, fresh = _ratings_compare(rows, tallies, report)
         if write:
-            RatingChange.objects.bulk_update(
-                to_update,
-                [
-                    "mu_before",
-                    "sigma_before",
-                    "mu_after",
-                    "sigma_after",
-                    "rating_before",
-                    "rating_after",
-                    "won",
-                ],
-                batch_size=500,
-            )
-            Rating.objects.bulk_update(
-                [r for k, r in rows.items() if k in skills],
-                ["mu", "sigma", "rating", "games", "wins", "last_played_at"],
-                batch_size=500,
-            )
-            Rating.objects.bulk_create(fresh)
+            RatingChange.objects.bulk_update(rewritten, _CHANGE_FIELDS, batch_size=500)
+            Rating.objects.bulk_update(differing, _RATING_FIELDS, batch_size=500)
+            Rating.objects.bulk_create(fresh, ignore_conflicts=True)
     return report
+
+
+def _replay(
+    changes: Sequence[RatingChange], report: RebuildReport
+) -> tuple[dict[_Key, _Tally], list[RatingChange]]:
+    """Replay ``changes`` event by event: every player's rating as it results, and the changes
+    whose stored values differ from the replay's (set to the replay's)."""
+    seats: dict[int, list[MatchSeat]] = {}
+    for seat in MatchSeat.objects.filter(match_id__in={c.match_id for c in changes}).order_by(
+        "match_id", "index"
+    ):
+        seats.setdefault(seat.match_id, []).append(seat)
+    tallies: dict[_Key, _Tally] = {}
+    rated: dict[int, dict[int, tuple[Skill, Skill, bool]]] = {}  # match -> seat -> its change
+    rewritten: list[RatingChange] = []
+    for event in _events(changes):
+        report.events += 1
+        match = event[0].match
+        if event[0].kind == RatingChange.Kind.MATCH:
+            rated[match.pk] = _match_replay(match, seats[match.pk], tallies)
+        for change in event:
+            tally = tallies.setdefault((change.user_id, change.variant), _Tally())
+            # A void or a restore moves by the match's change as replayed, and counts its
+            # result as the match did (not as the void's row says).
+            before, after, won = rated[match.pk][change.seat]
+            if change.kind == RatingChange.Kind.MATCH:
+                old, new, sign = before, after, 1
+                tally.last_played_at = change.created_at
+            elif change.kind == RatingChange.Kind.VOID:
+                old, new, sign = tally.skill, take_back(tally.skill, before, after), -1
+            else:
+                old, new, sign = tally.skill, give_again(tally.skill, before, after), 1
+            tally.skill = new
+            tally.games += sign
+            tally.wins += sign * int(won)
+            values = (old.mu, old.sigma, new.mu, new.sigma, old.rating, new.rating, won)
+            if values != tuple(getattr(change, name) for name in _CHANGE_FIELDS):
+                for name, value in zip(_CHANGE_FIELDS, values, strict=True):
+                    setattr(change, name, value)
+                rewritten.append(change)
+    report.changes_differing = len(rewritten)
+    return tallies, rewritten
+
+
+def _match_replay(
+    match: Match, seats: Sequence[MatchSeat], tallies: dict[_Key, _Tally]
+) -> dict[int, tuple[Skill, Skill, bool]]:
+    """Each seat's rating before and after the match, and whether it won, from the replay's
+    ratings of that moment."""
+    outcome = match_outcome_of(match, seats)
+    before = [
+        tallies[(s.user_id, match.variant)].skill
+        if s.user_id is not None and (s.user_id, match.variant) in tallies
+        else Skill()
+        for s in seats
+    ]
+    after = rate(outcome, before)
+    return {s.index: (before[s.index], after[s.index], outcome.won(s.index)) for s in seats}
+
+
+def _ratings_compare(
+    rows: dict[_Key, Rating], tallies: dict[_Key, _Tally], report: RebuildReport
+) -> tuple[list[Rating], list[Rating]]:
+    """Set each locked rating that differs from the replay to the replay's numbers and report it;
+    return those, and the ratings to make for histories whose row is missing."""
+    differing: list[Rating] = []
+    for key, row in rows.items():
+        report.ratings += 1
+        old = tuple(getattr(row, name) for name in _RATING_FIELDS)
+        new = tallies.get(key, _Tally()).values()
+        if old != new:
+            report.ratings_differing.append(f"user {key[0]} {key[1]}: {old} -> {new}")
+            for name, value in zip(_RATING_FIELDS, new, strict=True):
+                setattr(row, name, value)
+            differing.append(row)
+    missing = tallies.keys() - rows.keys()
+    # A row made since the lock is a new player's whose match has finished since: that match
+    # may be missing from the history read, so the row is not the replay's to judge.
+    made_since = set(
+        Rating.objects.filter(user_id__in={user for user, _ in missing}).values_list(
+            "user_id", "variant"
+        )
+    )
+    fresh: list[Rating] = []
+    for key in sorted(missing - made_since):
+        report.ratings += 1
+        new = tallies[key].values()
+        report.ratings_differing.append(f"user {key[0]} {key[1]}: no rating -> {new}")
+        fresh.append(
+            Rating(user_id=key[0], variant=key[1], **dict(zip(_RATING_FIELDS, new, strict=True)))
+        )
+    return differing, fresh
 
 
 def _events(changes: Sequence[RatingChange]) -> list[list[RatingChange]]:
@@ -346,7 +391,3 @@ def _events(changes: Sequence[RatingChange]) -> list[list[RatingChange]]:
         else:
             last.append(change)
     return sorted((e for events in by_match.values() for e in events), key=lambda e: e[0].pk)
-
-
-def is_rating_provisional(rating: Rating) -> bool:
-    return is_provisional(rating.sigma)

@@ -2,7 +2,8 @@
 
 Replays the rated matches, voids and lifted voids in the order they were made to each player
 (docs/ratings.md) and compares the result with the stored ratings. By default the numbers that
-differ are written anew; ``--check`` only reports them and fails when any differ.
+differ are written anew; ``--check`` only reports them and fails when any differ. Either way every
+rating is locked while it runs: a rated match finishing meanwhile waits for it.
 """
 
 from __future__ import annotations
