@@ -5,11 +5,18 @@ id (out of band). The services of ``games.lobby.services`` tell the groups *that
 after their commit; the consumers re-render what their own viewer may see with the selectors, in the
 viewer's language, and never write. A (re)connecting page gets the current fragment at once, so
 a change made while its socket was down is not missed.
+
+The lobby's socket is also its player's place in the seek pool ("Play rated now",
+``games.lobby.seeks``, docs/pairing.md): the page's forms send ``{"type": "seek", "variant": ...,
+"clock": ...}`` and ``{"type": "seek_cancel"}``, and the socket answers with the seek panel, out of
+band. The seek lives as long as the socket: it ends when the socket closes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import math
 from collections import deque
 from typing import Any
@@ -19,14 +26,30 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.http import HttpRequest
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import translation
+from django.utils.translation import gettext_lazy
 
 from accounts.restrictions import blocked
 from accounts.socket_sessions import SessionBoundSocket, user_group_name
+from games.lobby.seeks import (
+    SEEK_HEARTBEAT_SECONDS,
+    WINDOW_BASE,
+    WINDOW_MAX,
+    WINDOW_PER_SECOND,
+    SeekError,
+    seek_cancel,
+    seek_create,
+    seek_of,
+    seeks_end_for_channel,
+    seeks_seen,
+)
 from games.lobby.selectors import lobby_tables, table_can_view, table_view
-from games.lobby.services import INVITED_SESSION_KEY, LOBBY_GROUP, table_group_name
-from games.models import Table
+from games.lobby.services import INVITED_SESSION_KEY, LOBBY_GROUP, TURN_CLOCKS, table_group_name
+from games.models import VARIANT_CHOICES, Table
 from games.play.socket_limits import SocketLimits
+
+logger = logging.getLogger(__name__)
 
 #: Close code for a table that does not exist or that this person may not see (private).
 CLOSE_NOT_FOUND = 4404
@@ -137,13 +160,78 @@ def _lobby_list_render(language: str) -> str:
         return render_to_string("games/_lobby_tables.html", {"tables": lobby_tables(), "oob": True})
 
 
+#: The seek the panel offers first: the four-player game with the middle clock.
+DEFAULT_SEEK = ("hokm4", 30)
+#: Why a seek ended other than by this socket's own cancel, as the panel says it.
+SEEK_ENDED_NOTES = {
+    "replaced": gettext_lazy("You are now looking for players from another page."),
+    "cancelled": gettext_lazy("Your seek was cancelled from another page."),
+    "barred": gettext_lazy("Your seek ended: you may not play now."),
+    "lost": gettext_lazy("Your seek was lost on the way. Press the button to look again."),
+}
+
+
+def seek_message(text: str | None) -> dict[str, Any] | None:
+    """A page's seek or cancel (a JSON object of type ``seek`` or ``seek_cancel``), else None:
+    the lobby ignores everything else a client sends, as it did before it had forms."""
+    if not text:
+        return None
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("type") not in ("seek", "seek_cancel"):
+        return None
+    return message
+
+
+def _whole(value: Any) -> int | None:
+    """A form's number (htmx sends text) or a JSON one; None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 6:
+        return int(value)
+    return None
+
+
+def _seek_panel_render(language: str, state: str, **context: Any) -> str:
+    """The seek panel in ``state``: ``idle`` (the form), ``waiting`` (``seek``), ``paired``
+    (``match_id``) or ``signin``; with an ``error`` or a ``note``."""
+    variant, clock = context.pop("choice", DEFAULT_SEEK)
+    match_id = context.pop("match_id", None)
+    with translation.override(language):
+        return render_to_string(
+            "games/_seek_panel.html",
+            {
+                "oob": True,
+                "seek_state": state,
+                "variants": VARIANT_CHOICES,
+                "clocks": TURN_CLOCKS,
+                "chosen_variant": variant,
+                "chosen_clock": clock,
+                "window_base": WINDOW_BASE,
+                "window_per_second": WINDOW_PER_SECOND,
+                "window_max": WINDOW_MAX,
+                "match_url": reverse("games:match", args=[match_id]) if match_id else "",
+                **context,
+            },
+        )
+
+
 class LobbyConsumer(_UserSocket):
     """``ws/lobby/``: the list of open public tables, re-sent when one changes, at most every
     ``LOBBY_SEND_SECONDS``: the first change after a quiet spell at once, the changes that follow
-    it within that time in one list sent when it is over."""
+    it within that time in one list sent when it is over.
+
+    For a signed-in player, the seek panel too: its form on connect, then its answers to his seek
+    and cancel, and the page sent to the match once the pool seats him (``seek.paired``).
+    """
 
     _sent_started_at = -math.inf  # when the render last sent began (loop time)
     _later: asyncio.Task[None] | None = None
+    _seeking = False  # this socket made a seek, which may still be in the pool
+    _heartbeat: asyncio.Task[None] | None = None
+    _choice = DEFAULT_SEEK  # the game and clock last asked for, offered again
 
     async def connect(self) -> None:
         self.language = scope_language(self.scope)
@@ -154,16 +242,118 @@ class LobbyConsumer(_UserSocket):
         await self.accept()
         # Always read afresh: the process may have had no lobby socket to hear the last changes.
         started_at = asyncio.get_running_loop().time()
-        await self._send(started_at, await _lobby_list_render(self.language))
+        html = await _lobby_list_render(self.language)
+        if self._signed_in():
+            # In the same frame: a (re)connected socket has no seek, whatever the page showed.
+            html += await database_sync_to_async(_seek_panel_render)(self.language, "idle")
+        await self._send(started_at, html)
 
     async def disconnect(self, code: int) -> None:
         if self._later is not None:
             self._later.cancel()
+        self._heartbeat_stop()
+        if self._seeking:
+            # A seek ends when its player leaves the lobby.
+            await database_sync_to_async(seeks_end_for_channel)(channel_name=self.channel_name)
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
         await super().disconnect(code)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        """The lobby only listens; whatever a client sends is ignored."""
+        """A seek or its cancel, answered with the seek panel; anything else is ignored."""
+        message = seek_message(text_data)
+        if message is None:
+            return
+        if not self._signed_in():
+            await self._send_panel(
+                "signin", error=gettext_lazy("Sign in to play rated matches against people.")
+            )
+            return
+        if message["type"] == "seek_cancel":
+            await self._seek_cancel()
+        else:
+            await self._seek(message)
+
+    def _signed_in(self) -> bool:
+        return bool(getattr(self.scope.get("user"), "is_authenticated", False))
+
+    async def _seek(self, message: dict[str, Any]) -> None:
+        variant = message.get("variant")
+        clock = _whole(message.get("clock"))
+        self._choice = (
+            variant if isinstance(variant, str) and len(variant) <= 32 else DEFAULT_SEEK[0],
+            clock if clock is not None else DEFAULT_SEEK[1],
+        )
+        self._seeking = True
+        html, waiting = await database_sync_to_async(self._seek_answer)(variant, clock)
+        if waiting:
+            self._heartbeat_stop()
+            self._heartbeat = asyncio.ensure_future(self._beat())
+        if html:
+            await self.send(text_data=html)
+
+    def _seek_answer(self, variant: Any, clock: int | None) -> tuple[str, bool]:
+        """Make the seek, in the player's language: the panel to send ("" when he was seated at
+        once: the ``seek.paired`` message that follows takes the page to the match), and whether
+        he waits."""
+        user = self.scope["user"]
+        with translation.override(self.language):
+            try:
+                match = seek_create(
+                    user=user,
+                    variant=variant if isinstance(variant, str) else "",
+                    clock_seconds=clock if clock is not None else 0,
+                    channel_name=self.channel_name,
+                )
+            except SeekError as error:
+                panel = _seek_panel_render(
+                    self.language, "idle", choice=self._choice, error=error.message
+                )
+                return panel, False
+            if match is not None:
+                return "", False
+            seek = seek_of(user=user, channel_name=self.channel_name)  # its game's title, too
+            if seek is None:  # seated or ended meanwhile: its message is on the way
+                return "", False
+            return _seek_panel_render(self.language, "waiting", seek=seek), True
+
+    async def _seek_cancel(self) -> None:
+        self._heartbeat_stop()
+        had = await database_sync_to_async(seek_cancel)(
+            user=self.scope["user"], channel_name=self.channel_name
+        )
+        note = gettext_lazy("You stopped looking for players.") if had else ""
+        await self._send_panel("idle", choice=self._choice, note=note)
+
+    async def seek_paired(self, event: dict[str, Any]) -> None:
+        """The pool seated this socket's player (``games.lobby.seeks``): to the match."""
+        self._heartbeat_stop()
+        await self._send_panel("paired", match_id=int(event["match_id"]))
+
+    async def seek_ended(self, event: dict[str, Any]) -> None:
+        """This socket's seek ended elsewhere: replaced, cancelled from another page, the player
+        barred from play, or lost with a server."""
+        self._heartbeat_stop()
+        note = SEEK_ENDED_NOTES.get(event.get("reason", ""), "")
+        await self._send_panel("idle", choice=self._choice, note=note)
+
+    async def _send_panel(self, state: str, **context: Any) -> None:
+        html = await database_sync_to_async(_seek_panel_render)(self.language, state, **context)
+        await self.send(text_data=html)
+
+    def _heartbeat_stop(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            self._heartbeat = None
+
+    async def _beat(self) -> None:
+        """Keep the seek's ``seen_at`` fresh while it waits: a seek not refreshed for
+        ``SEEK_ALIVE_SECONDS`` is taken for one whose server went away."""
+        while True:
+            await asyncio.sleep(SEEK_HEARTBEAT_SECONDS)
+            try:
+                await database_sync_to_async(seeks_seen)(channel_names=[self.channel_name])
+            except Exception:  # the next beat tries again; the seek is dropped only after a minute
+                logger.warning("the heartbeat of a seek was not stored")
 
     async def lobby_changed(self, event: dict[str, Any]) -> None:
         now = asyncio.get_running_loop().time()

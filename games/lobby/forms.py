@@ -247,9 +247,7 @@ class TableForm(forms.Form):
                 )
             low, high = cleaned.get("rating_min"), cleaned.get("rating_max")
             if low is not None and high is not None and low > high:
-                self.add_error(
-                    "rating_max", _("The lowest rating must not be above the highest.")
-                )
+                self.add_error("rating_max", _("The lowest rating must not be above the highest."))
         else:
             # A range means nothing at a casual table: dropped, not refused (a page that kept
             # the numbers after the box was unticked).

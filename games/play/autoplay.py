@@ -136,13 +136,15 @@ def next_step_in() -> float | None:
 
 
 class Worker:
-    """The loop of one worker: take due steps, sleep until the next one (at most a poll)."""
+    """The loop of one worker: take due steps, sleep until the next one (at most a poll); pair
+    the seek pool every ``games.lobby.seeks.PAIR_EVERY_SECONDS`` on the way."""
 
     def __init__(self, *, poll: float = POLL_SECONDS) -> None:
         self.poll = poll
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._swept = 0.0
+        self._paired = 0.0
 
     def wake(self) -> None:
         self._wake.set()
@@ -166,6 +168,7 @@ class Worker:
                 if taken >= BATCH:
                     continue  # more are due: no sleep
                 self._sweep()
+                self._seeks_pair()
                 until_next = next_step_in()
                 # An overdue step this pass could not take (it failed) waits for the next poll:
                 # retrying it at once would spin and flood the log.
@@ -187,6 +190,14 @@ class Worker:
             self._swept = time.monotonic()
             connections_sweep()
             tables_idle_close()
+
+    def _seeks_pair(self) -> None:
+        # The seek pool's windows widen with time: a waiting seek is tried again every second.
+        from games.lobby.seeks import PAIR_EVERY_SECONDS, seeks_pair
+
+        if time.monotonic() - self._paired >= PAIR_EVERY_SECONDS:
+            self._paired = time.monotonic()
+            seeks_pair()
 
 
 _thread_worker: Worker | None = None

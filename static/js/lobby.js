@@ -91,4 +91,41 @@
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("form").forEach(syncVariantFields);
   });
+
+  /* The seek panel while it waits ("Play rated now"): the time waited and the range of ratings
+     accepted, which widens with it (games/lobby/seeks.py). The server sent both as they were; the
+     page counts on from when the panel arrived, so its clock and the server's need not agree. */
+  function twoDigits(number) {
+    return (number < 10 ? "0" : "") + number;
+  }
+  function tickSeek() {
+    var wait = document.querySelector("[data-seek-waited]");
+    if (!wait) {
+      return;
+    }
+    if (!wait.hasAttribute("data-arrived")) {
+      wait.setAttribute("data-arrived", String(Date.now()));
+    }
+    var waited = Number(wait.getAttribute("data-seek-waited")) +
+      (Date.now() - Number(wait.getAttribute("data-arrived"))) / 1000;
+    var seconds = Math.floor(waited);
+    var elapsed = wait.querySelector("[data-seek-elapsed]");
+    if (elapsed) {
+      elapsed.textContent = Math.floor(seconds / 60) + ":" + twoDigits(seconds % 60);
+    }
+    var range = Math.min(
+      Number(wait.getAttribute("data-window-max")),
+      Number(wait.getAttribute("data-window-base")) +
+        Math.floor(Number(wait.getAttribute("data-window-per-second")) * waited)
+    );
+    var rating = Number(wait.getAttribute("data-seek-rating"));
+    var low = wait.querySelector("[data-seek-low]");
+    var high = wait.querySelector("[data-seek-high]");
+    if (low && high) {
+      low.textContent = String(rating - range);
+      high.textContent = String(rating + range);
+    }
+  }
+  document.addEventListener("htmx:wsAfterMessage", tickSeek);
+  window.setInterval(tickSeek, 1000);
 })();
