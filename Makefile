@@ -62,6 +62,14 @@ bench-history: $(RUNTIME_STAMP)
 	$(BIN)/python -m bench.fill_history
 	$(BIN)/python -m bench.history_bench
 
+# The ratings pages' speed benchmark (docs/performance.md): fill a PostgreSQL database of its own
+# (BENCH_RATINGS_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/hokm_bench_ratings)
+# once, then time the leaderboards, a profile, the lobby and the players' API.
+.PHONY: bench-ratings
+bench-ratings: $(RUNTIME_STAMP)
+	$(BIN)/python -m bench.fill_ratings
+	$(BIN)/python -m bench.ratings_bench
+
 # The bots' simulator against the engine, hands per second on one core (docs/performance.md).
 .PHONY: bench-bots
 bench-bots: $(RUNTIME_STAMP)

@@ -168,9 +168,10 @@ def _scenes(users: list) -> list[Scene]:
     state = _advance(match, state, until=lambda s: s.is_over)
     scenes.append(Scene("hokm4-match-over", match, you))
     # A rated match: ratings beside the names, then every change in the end banner.
-    match, state = _match("hokm4", users, seed=5, target=1, rated=True)
+    match, state = _match("hokm4", users, seed=11, rated=True)
     state = _advance(match, state, until=lambda s: _on_turn_mid_trick(s, seat=0, played=2))
     scenes.append(Scene("hokm4-rated-mid-trick", match, you))
+    match, state = _match("hokm4", users, seed=5, target=1, rated=True)
     state = _advance(match, state, until=lambda s: s.is_over)
     scenes.append(Scene("hokm4-rated-over", match, you))
     match, state = _match("hokm4", users, seed=5, target=1, computers="expert")
