@@ -2,9 +2,10 @@
 
 Every count is over the matches a user sat in as a person that were played to the end on this
 site: matches still being played, abandoned ones, imported game records (``Match.imported``)
-and matches a moderator voided (``Match.voided``) are left out. Each group of statistics is one
-aggregating query whatever the number of matches and hands, so :func:`player_stats` makes four
-queries for a player with no match or with ten thousand, and reads a bounded number of rows.
+and matches a moderator voided (``Match.voided``) are left out. His matches are read once
+(``_played``: his seats, then those matches by key) and each group of statistics takes at most one
+query more, so :func:`player_stats` makes five queries for a player with no match or with ten
+thousand, each reading only his rows.
 
 A *side* is a team in the four-player games, Hokm's and Court Piece (seats s and s + 2, R1.4,
 R9.1.1), and a single seat otherwise (``Variant.side_of``); ``Match.winner_side`` and
@@ -14,31 +15,19 @@ one who calls trump, R9.3), and its courts (R9.7, R9.8.2) are counted apart from
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
-from typing import TYPE_CHECKING, TypedDict
 
-from django.db.models import (
-    Case,
-    Count,
-    F,
-    IntegerField,
-    Max,
-    Q,
-    QuerySet,
-    When,
-)
-from django.db.models.functions import Mod
+from django.core.cache import cache
+from django.db.models import Count
 
 from accounts.models import User
 from games.engine import GAME_VARIANTS
-from games.models import Hand, Match, MatchSeat
-
-if TYPE_CHECKING:
-    from django_stubs_ext import WithAnnotations
+from games.models import Hand, Match, MatchSeat, Table
 
 #: Variants played in two teams of partners (R1.4, R9.1.1). In the others every seat is a side of
 #: its own.
@@ -148,68 +137,93 @@ class PlayerStats:
         return results_chart(self.recent)
 
 
-def _seat_side() -> Case:
-    """The side of a MatchSeat's seat, as ``Variant.side_of`` gives it, in SQL."""
-    return Case(
-        When(match__variant__in=_PARTNERSHIP_VARIANTS, then=Mod(F("index"), 2)),
-        default=F("index"),
-        output_field=IntegerField(),
+@dataclass(frozen=True, slots=True)
+class _Played:
+    """One finished match ``user`` played, as the statistics read it."""
+
+    match_id: int
+    variant: str
+    seat: int
+    winner_side: int | None
+    finished_at: datetime | None
+    table_id: int | None
+
+    @property
+    def side(self) -> int:
+        return GAME_VARIANTS[self.variant].side_of(self.seat)
+
+    @property
+    def won(self) -> bool:
+        return self.winner_side == self.side
+
+
+def _played(user: User) -> list[_Played]:
+    """The finished matches ``user`` played, newest first, in two queries that each read only
+    his rows: his seats on the ``MatchSeat (user, -match)`` index, then those matches by primary
+    key. One join of his seats to ``games_match`` let PostgreSQL read the whole match table
+    instead (it cannot tell a player's number of seats from the table's statistics): with
+    100,000 matches that cost a player of 2,000 matches 20 to 50 ms a query (docs/performance.md).
+    """
+    seats = dict(MatchSeat.objects.filter(user=user).values_list("match_id", "index"))
+    if not seats:
+        return []
+    rows = (
+        Match.objects.filter(
+            pk__in=list(seats),
+            status=Match.Status.FINISHED,
+            imported=False,
+            voided=False,
+        )
+        .order_by("-pk")
+        .values_list("pk", "variant", "winner_side", "finished_at", "table_id")
     )
+    return [
+        _Played(
+            match_id=pk,
+            variant=variant,
+            seat=seats[pk],
+            winner_side=winner,
+            finished_at=finished_at,
+            table_id=table_id,
+        )
+        for pk, variant, winner, finished_at, table_id in rows
+    ]
 
 
-class _Side(TypedDict):
-    side: int
-
-
-def finished_seats(*, user: User) -> QuerySet[WithAnnotations[MatchSeat, _Side]]:
-    """The seats ``user`` played in matches finished on this site, each with its ``side``; a
-    match a moderator voided counts for nothing."""
-    return MatchSeat.objects.filter(
-        user=user, match__status=Match.Status.FINISHED, match__imported=False, match__voided=False
-    ).annotate(side=_seat_side())
-
-
-def player_record(*, user: User) -> PlayerRecord:
-    """Count the finished matches ``user`` sat in and those their side won, in one query.
+def player_record(*, user: User, played: Sequence[_Played] | None = None) -> PlayerRecord:
+    """Count the finished matches ``user`` sat in and those their side won.
 
     A person sits in at most one seat of a table (``games.lobby.services.table_join_seat``), so
     seats and matches are counted alike.
     """
-    totals = finished_seats(user=user).aggregate(
-        played=Count("pk"),
-        won=Count("pk", filter=Q(side=F("match__winner_side"))),
-    )
-    return PlayerRecord(played=totals["played"], won=totals["won"])
+    played = _played(user) if played is None else played
+    return PlayerRecord(played=len(played), won=sum(match.won for match in played))
 
 
-def hand_record(*, user: User) -> HandRecord:
-    """Hands, Kots and Hakem hands of ``user``'s finished matches, in one query.
+def hand_record(*, user: User, played: Sequence[_Played] | None = None) -> HandRecord:
+    """Hands, Kots and Hakem hands of ``user``'s finished matches, in one query (after
+    :func:`_played`).
 
-    The database counts the hands by everything a statistic depends on (variant, his seat, the
-    Hakem, the winning side, the Kot flags, the points: a Court Piece deal's courts): at most a few
-    hundred groups whatever the number of
-    hands, and the sides are worked out here with the engine's own ``Variant.side_of``. On
-    PostgreSQL with 100,000 hands this took a third less time than one conditional count per
-    statistic (``Count(filter=Q(...))``), which evaluates every condition on every joined row.
+    The database counts the hands by everything a statistic depends on (the match, for its
+    variant and his seat; the Hakem, the winning side, the Kot flags, the points: a Court Piece
+    deal's courts), on the ``Hand (match, number)`` index for his matches only, and the sides are
+    worked out here with the engine's own ``Variant.side_of``.
     """
+    played = _played(user) if played is None else played
+    if not played:
+        return HandRecord()
+    by_match = {match.match_id: match for match in played}
     groups = (
-        finished_seats(user=user)
-        .filter(match__hands__status=Hand.Status.FINISHED)
-        .values_list(
-            "match__variant",
-            "index",
-            "match__hands__hakem",
-            "match__hands__winner_side",
-            "match__hands__kot",
-            "match__hands__hakem_kot",
-            "match__hands__points",
-        )
+        Hand.objects.filter(match_id__in=list(by_match), status=Hand.Status.FINISHED)
+        .values_list("match_id", "hakem", "winner_side", "kot", "hakem_kot", "points")
         .annotate(hands=Count("pk"))
         .order_by()
     )
     totals: Counter[str] = Counter()
-    for variant, seat, hakem, winner, kot, hakem_kot, points, hands in groups:
-        rules = GAME_VARIANTS[variant]
+    for match_id, hakem, winner, kot, hakem_kot, points, hands in groups:
+        match = by_match[match_id]
+        rules = GAME_VARIANTS[match.variant]
+        seat = match.seat
         side = rules.side_of(seat)
         won = winner == side
         if rules.family == "court-piece":
@@ -233,89 +247,129 @@ def hand_record(*, user: User) -> HandRecord:
     return HandRecord(**totals)
 
 
-def favourite_partner(*, user: User, include_private: bool = False) -> Partner | None:
-    """The person who sat opposite ``user`` in most finished four-player matches, in one query.
+def favourite_partner(
+    *, user: User, include_private: bool = False, played: Sequence[_Played] | None = None
+) -> Partner | None:
+    """The person who sat opposite ``user`` in most finished four-player matches.
 
     Computer players are not people and are left out. Ties go to the partner with more wins
     together, then to the one he played with most recently. Matches at private tables count only
     with ``include_private`` (the player's own view): on the page others see, they would tell
     who plays with whom behind closed doors.
     """
-    # Not ~Q(...is_private=True): a negated condition on a many-valued relation becomes a
-    # subquery that would drop every partner who ever sat at a private table.
-    shown = (
-        Q()
-        if include_private
-        else Q(match_seats__match__table__isnull=True)
-        | Q(match_seats__match__table__is_private=False)
-    )
-    # The seat opposite his partner's seat ``match_seats`` in the same match (R1.4).
-    opposite = Case(
-        *(
-            When(
-                match_seats__match__variant=name,
-                then=Mod(F("match_seats__index") + offset, 2 * offset),
-            )
-            for name, offset in _PARTNER_OFFSETS.items()
-        ),
-        output_field=IntegerField(),
-    )
-    # One filter() call, so the partner's seat, its match and the user's seat are joined once and
-    # the annotations below count over exactly those rows.
-    best = (
-        User.objects.filter(
-            shown,
-            match_seats__match__variant__in=_PARTNERSHIP_VARIANTS,
-            match_seats__match__status=Match.Status.FINISHED,
-            match_seats__match__imported=False,
-            match_seats__match__voided=False,
-            match_seats__match__seats__user=user,
-            match_seats__match__seats__index=opposite,
+    played = _played(user) if played is None else played
+    return _partner_of(_partner_tally(user=user, include_private=include_private, played=played))
+
+
+def _partner_tally(
+    *, user: User, include_private: bool, played: Sequence[_Played]
+) -> tuple[int, int, int] | None:
+    """The favourite partner's id, matches together and wins together, or None: a query for the
+    private tables among his partnership matches (others' view only), one for the seats opposite
+    his."""
+    # The seat opposite his in each of his partnership matches (R1.4).
+    opposite = {
+        match.match_id: (
+            match,
+            (match.seat + _PARTNER_OFFSETS[match.variant]) % (2 * _PARTNER_OFFSETS[match.variant]),
         )
-        .exclude(pk=user.pk)
-        .annotate(
-            played=Count("match_seats"),
-            # Two sides in every partnership variant: seats s and s + 2 are side s % 2.
-            won=Count(
-                "match_seats",
-                filter=Q(match_seats__match__winner_side=Mod(F("match_seats__index"), 2)),
-            ),
-            latest=Max("match_seats__match"),
+        for match in played
+        if match.variant in _PARTNER_OFFSETS
+    }
+    if opposite and not include_private:
+        # The private ones among their tables, by key (a join or a subquery made PostgreSQL read
+        # every table of the site).
+        private = set(
+            Table.objects.filter(
+                pk__in={m.table_id for m, _ in opposite.values() if m.table_id is not None},
+                is_private=True,
+            ).values_list("pk", flat=True)
         )
-        .order_by("-played", "-won", "-latest")
-        .first()
-    )
-    if best is None:
+        opposite = {k: v for k, v in opposite.items() if v[0].table_id not in private}
+    if not opposite:
         return None
-    return Partner(user=best, played=best.played, won=best.won)
+    tally: dict[int, list[int]] = {}  # partner id -> [played, won, latest match]
+    for match_id, index, partner_id in (
+        MatchSeat.objects.filter(match_id__in=list(opposite), user__isnull=False)
+        .exclude(user=user)
+        .values_list("match_id", "index", "user_id")
+    ):
+        match, wanted = opposite[match_id]
+        if index != wanted:
+            continue
+        counts = tally.setdefault(partner_id, [0, 0, 0])
+        counts[0] += 1
+        counts[1] += int(match.won)
+        counts[2] = max(counts[2], match_id)
+    if not tally:
+        return None
+    best_id, (count, won, _latest) = max(tally.items(), key=lambda item: tuple(item[1]))
+    return best_id, count, won
 
 
-def recent_results(*, user: User, limit: int = CHART_MATCHES) -> tuple[ChartResult, ...]:
-    """``user``'s latest ``limit`` finished matches, oldest first, in one query.
+def _partner_of(tally: tuple[int, int, int] | None) -> Partner | None:
+    """The partner of a tally, read afresh (his name may have changed since it was counted)."""
+    if tally is None:
+        return None
+    partner_id, count, won = tally
+    partner = User.objects.filter(pk=partner_id).first()
+    return Partner(user=partner, played=count, won=won) if partner is not None else None
 
-    Latest by id, that is by when they started: the ``MatchSeat (user, -match)`` index gives them
-    in that order without a sort.
+
+def recent_results(
+    *, user: User, limit: int = CHART_MATCHES, played: Sequence[_Played] | None = None
+) -> tuple[ChartResult, ...]:
+    """``user``'s latest ``limit`` finished matches, oldest first.
+
+    Latest by id, that is by when they started.
     """
-    rows = (
-        finished_seats(user=user)
-        .order_by("-match")
-        .values_list("side", "match__winner_side", "match__finished_at")[:limit]
-    )
+    played = _played(user) if played is None else played
     return tuple(
-        ChartResult(won=side == winner, finished_at=finished_at)
-        for side, winner, finished_at in reversed(rows)
+        ChartResult(won=match.won, finished_at=match.finished_at)
+        for match in reversed(played[:limit])
     )
 
 
 def player_stats(*, user: User, include_private: bool = False) -> PlayerStats:
-    """Everything the profile shows about ``user``'s play: four queries. ``include_private``:
-    his partners at private tables count too (his own view of his page)."""
+    """Everything the profile shows about ``user``'s play. ``include_private``: his partners at
+    private tables count too (his own view of his page).
+
+    His matches are read each time (two queries); what they add up to in hands and partners is
+    kept in the cache under the exact set of matches counted (:func:`_stats_key`), so it is
+    counted again only when that set changes (a match finished, a void) and is never stale: a
+    player of 2,000 matches has 17,000 hands to read (docs/performance.md). At most seven
+    queries, two when nothing has changed since the last view.
+    """
+    played = _played(user)
+    key = _stats_key(user=user, played=played, include_private=include_private)
+    cached = cache.get(key)
+    if cached is None:
+        cached = (
+            hand_record(user=user, played=played),
+            _partner_tally(user=user, include_private=include_private, played=played),
+        )
+        cache.set(key, cached, STATS_CACHE_SECONDS)
+    hands, tally = cached
     return PlayerStats(
-        record=player_record(user=user),
-        hands=hand_record(user=user),
-        partner=favourite_partner(user=user, include_private=include_private),
-        recent=recent_results(user=user),
+        record=player_record(user=user, played=played),
+        hands=hands,
+        partner=_partner_of(tally),
+        recent=recent_results(user=user, played=played),
     )
+
+
+#: How long counted statistics stay in the cache unread. Their key changes with the matches
+#: counted, so this only frees the memory of players who stopped coming by.
+STATS_CACHE_SECONDS = 7 * 24 * 3600
+
+
+def _stats_key(*, user: User, played: Sequence[_Played], include_private: bool) -> str:
+    """The cache key of the statistics of exactly these matches, his seat in each: any match
+    finished or voided since makes another key. Hands of a finished match never change."""
+    digest = hashlib.sha256(
+        ",".join(f"{m.match_id}:{m.seat}" for m in played).encode("ascii")
+    ).hexdigest()
+    return f"player-stats:1:{user.pk}:{int(include_private)}:{digest}"
 
 
 def net_results(results: Sequence[ChartResult]) -> list[int]:

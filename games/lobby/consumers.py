@@ -32,6 +32,7 @@ from django.utils.translation import gettext_lazy
 
 from accounts.restrictions import blocked
 from accounts.socket_sessions import SessionBoundSocket, user_group_name
+from games.lobby.rendering import lobby_tables_html
 from games.lobby.seeks import (
     SEEK_HEARTBEAT_SECONDS,
     WINDOW_BASE,
@@ -157,7 +158,7 @@ def _renders_here() -> _LobbyRenders:
 @database_sync_to_async
 def _lobby_list_render(language: str) -> str:
     with translation.override(language):
-        return render_to_string("games/_lobby_tables.html", {"tables": lobby_tables(), "oob": True})
+        return lobby_tables_html(tables=lobby_tables(), oob=True)
 
 
 #: The seek the panel offers first: the four-player game with the middle clock.

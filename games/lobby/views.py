@@ -23,6 +23,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from accounts.http import AuthenticatedHttpRequest, HtmxHttpRequest
 from games.engine import GAME_VARIANTS
 from games.lobby.forms import TableForm
+from games.lobby.rendering import lobby_tables_html
 from games.lobby.selectors import (
     TableView,
     lobby_tables,
@@ -58,7 +59,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
         request,
         "games/lobby.html",
         {
-            "tables": lobby_tables(),
+            # Rendered once per state of the list (games.lobby.rendering).
+            "tables_html": lobby_tables_html(tables=lobby_tables()),
             "my_matches": user_matches_in_progress(user=request.user),
             "my_tables": user_open_tables(user=request.user),
             "live_matches": matches_to_watch(),

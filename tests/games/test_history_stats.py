@@ -536,21 +536,54 @@ def test_results_chart_layout() -> None:
 def test_profile_makes_the_same_few_queries_whatever_the_history(django_assert_num_queries):
     roya, sina = make_player("roya"), make_player("sina")
     url = reverse("games:profile", args=["roya"])
-    # The player, then matches, hands, partner, chart and ratings: one query each (no rated
-    # match: no rating chart to read).
-    with django_assert_num_queries(6):
+    # Nothing played: the player, his seats (none, so no more statistics) and his ratings.
+    with django_assert_num_queries(3):
         assert Client().get(url).status_code == 200
 
-    for day in range(40):
-        stored(
-            "hokm4" if day % 2 else "hokm3",
-            [roya, None, sina, None] if day % 2 else [None, roya, sina],
-            winner=day % 2,
-            hands=[H(n % 3, n % 2, kot=n == 4, hakem_kot=n == 5) for n in range(8)],
-            finished_at=START + timedelta(days=day),
-        )
+    def play(days: range) -> None:
+        for day in days:
+            stored(
+                "hokm4" if day % 2 else "hokm3",
+                [roya, None, sina, None] if day % 2 else [None, roya, sina],
+                winner=day % 2,
+                hands=[H(n % 3, n % 2, kot=n == 4, hakem_kot=n == 5) for n in range(8)],
+                finished_at=START + timedelta(days=day),
+            )
+
+    # The player; his seats, their matches, their hands, the seats opposite his and the partner
+    # (games.history.stats: each reads his own rows only); his ratings.
+    play(range(2))
+    with django_assert_num_queries(7):
+        assert Client().get(url).status_code == 200
+    play(range(2, 40))
     with CaptureQueriesContext(connection) as queries:
         response = Client().get(url)
-    assert len(queries) == 6
+    assert len(queries) == 7
     assert response.context["stats"].hands.played == 320
     assert len(response.context["chart"].points) == 40
+
+
+def test_counted_statistics_are_kept_until_the_matches_counted_change() -> None:
+    roya, sina = make_player("roya"), make_player("sina")
+    first = stored("hokm4", [roya, None, sina, None], winner=0, hands=[H(0, 0), H(1, 1)])
+    stored("hokm4", [roya, None, sina, None], winner=1, hands=[H(0, 0)])
+    assert player_stats(user=roya).hands.played == 3
+
+    # Seen again with nothing changed: his matches are read, the hands and partner are not
+    # counted again (the partner himself is read afresh, his name may have changed).
+    with CaptureQueriesContext(connection) as again:
+        stats = player_stats(user=roya)
+    assert len(again) == 3
+    assert not any("games_hand" in query["sql"] for query in again)
+    assert (stats.hands.played, stats.partner.user, stats.partner.played) == (3, sina, 2)
+
+    # A match finished since, then a void: a new set of matches, counted afresh, never stale.
+    stored("hokm4", [roya, None, sina, None], winner=0, hands=[H(2, 0)] * 4)
+    assert player_stats(user=roya).hands.played == 7
+    Match.objects.filter(pk=first.pk).update(voided=True)
+    after_void = player_stats(user=roya)
+    assert (after_void.hands.played, after_void.record.played, after_void.partner.played) == (
+        5,
+        2,
+        2,
+    )

@@ -207,8 +207,10 @@ def test_the_profile_makes_the_same_queries_whatever_the_families_matches_and_pl
         rating_row(sara, variant)
         rated_history(sara, variant, [1500, 1510, 1520])
     others(3, "hokm4")
-    # The player, his statistics (four), his ratings with their places, every chart's points.
-    with django_assert_num_queries(7):
+    # The player, his seats (the rating changes here have none of his: no more statistics; the
+    # statistics' own count is pinned in tests/games/test_history_stats.py), his ratings with
+    # their places, every chart's points.
+    with django_assert_num_queries(4):
         small = page(Client(), url)
 
     for variant in ("hokm4", "hokm3", "court-piece", "hokm2", "hokm2-draw"):
@@ -225,17 +227,17 @@ def test_the_profile_makes_the_same_queries_whatever_the_families_matches_and_pl
         )
         rated_history(sara, variant, list(range(1500, 1530)))
         others(30, variant)
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(4):
         large = page(Client(), url)
 
     assert small.count("rating-chart__svg") == 3 and large.count("rating-chart__svg") == 5
 
 
-def test_the_profile_of_a_player_with_no_rating_makes_one_query_more_than_before(
+def test_the_profile_of_a_player_with_no_rating_reads_no_chart(
     sara, django_assert_num_queries
 ):
-    # The player, his statistics (four) and his ratings: no chart to read.
-    with django_assert_num_queries(6):
+    # The player, his seats (none) and his ratings: no chart to read.
+    with django_assert_num_queries(3):
         page(Client(), reverse("games:profile", args=["sara"]))
 
 
