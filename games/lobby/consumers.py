@@ -175,11 +175,12 @@ SEEK_ENDED_NOTES = {
 def seek_message(text: str | None) -> dict[str, Any] | None:
     """A page's seek or cancel (a JSON object of type ``seek`` or ``seek_cancel``), else None:
     the lobby ignores everything else a client sends, as it did before it had forms."""
-    if not text:
+    # Most frames a lobby gets are not seeks: not parsed at all.
+    if not text or '"seek' not in text:
         return None
     try:
         message = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested a thousand levels deep
         return None
     if not isinstance(message, dict) or message.get("type") not in ("seek", "seek_cancel"):
         return None

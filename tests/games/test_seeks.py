@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from accounts import restrictions
 from games.lobby import seeks
+from games.lobby.consumers import seek_message
 from games.lobby.seeks import (
     CANDIDATES_MAX,
     ENDED_TYPE,
@@ -952,3 +953,27 @@ async def test_the_seek_panel_speaks_the_pages_language():
 
     assert "حکم چهارنفره" in panel and "Hokm, four players" not in panel
     await socket.disconnect()
+
+
+#: A seek nested past the JSON parser's recursion limit.
+_DEEP = '{"type": ' * 5000 + '"seek"' + "}" * 5000
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"type": "seek", "variant": "hokm4", "clock": "30"}', "seek"),
+        ('{"type": "seek_cancel"}', "seek_cancel"),
+        ('{"type": "ping"}', None),
+        ("not json", None),
+        ("", None),
+        ('["seek"]', None),
+        # Refused like any other junk, not raised: a raise killed the socket's consumer, and the
+        # fuzz test (tests/live/test_fuzz_frames.py) waited for it for ever.
+        (_DEEP, None),
+    ],
+)
+def test_a_lobby_frame_is_a_seek_or_nothing(text, expected):
+    message = seek_message(text)
+
+    assert (message["type"] if message else None) == expected
