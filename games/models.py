@@ -740,10 +740,13 @@ class RatingChange(models.Model):
     match = models.ForeignKey(
         Match, verbose_name=_("match"), on_delete=models.CASCADE, related_name="rating_changes"
     )
+    # Kept when an account is deleted (as its match seats are): the others' changes in the same
+    # matches were computed from it, and the rebuild reads its "before" values to replay them.
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("player"),
-        on_delete=models.CASCADE,
+        null=True,
+        on_delete=models.SET_NULL,
         related_name="rating_changes",
     )
     variant = models.CharField(_("variant"), max_length=16, choices=VARIANT_CHOICES)

@@ -425,7 +425,7 @@ def _rating_moves(changes: list[RatingChange]) -> list[dict[str, Any]]:
     return [
         {
             "user": c.user_id,
-            "name": names.get(c.user_id, ""),
+            "name": names.get(c.user_id, "") if c.user_id is not None else "",
             "seat": c.seat,
             "from": c.rating_before,
             "to": c.rating_after,
@@ -731,6 +731,8 @@ def _against(
     for seat in seats:
         by_match.setdefault(seat.match_id, []).append(seat)
     for change in changes:
+        if change.user_id is None:
+            continue  # a deleted account's change: nobody's results to tell
         rules = get_variant(change.variant)
         side = rules.side_of(change.seat)
         for seat in by_match.get(change.match_id, ()):
@@ -823,6 +825,7 @@ def rating_gains_flag(*, match_id: int, now: datetime | None = None) -> list[Rat
     judged = _judged_since(user_ids=list(people), variant=match.variant, since=since)
     totals: dict[tuple[int, int], tuple[int, set[int]]] = {}
     for change, _seat, opponent_id in _against(changes, seats):
+        assert change.user_id is not None  # _against leaves deleted accounts out
         pair = (change.user_id, opponent_id)
         if pair not in pairs or change.created_at <= judged.get(pair, since):
             continue

@@ -178,12 +178,18 @@ def _move_again(
     *, match: Match, kind: RatingChange.Kind, now: datetime | None
 ) -> list[RatingChange]:
     now = now or timezone.now()
-    original = list(match.rating_changes.filter(kind=RatingChange.Kind.MATCH).order_by("seat"))
-    rows = _locked_ratings(match.variant, (c.user_id for c in original))
+    # A deleted account has no rating left to move.
+    original = list(
+        match.rating_changes.filter(kind=RatingChange.Kind.MATCH, user__isnull=False).order_by(
+            "seat"
+        )
+    )
+    rows = _locked_ratings(match.variant, (c.user_id for c in original if c.user_id is not None))
     step = take_back if kind == RatingChange.Kind.VOID else give_again
     sign = -1 if kind == RatingChange.Kind.VOID else 1
     written: list[RatingChange] = []
     for change in original:
+        assert change.user_id is not None  # filtered above
         row = rows[change.user_id]
         current = Skill(row.mu, row.sigma)
         new = step(
@@ -299,8 +305,12 @@ def _replay(
         report.events += 1
         match = event[0].match
         if event[0].kind == RatingChange.Kind.MATCH:
-            rated[match.pk] = _match_replay(match, seats[match.pk], tallies)
+            # A deleted account's rating is gone: its change in the match keeps the one it had.
+            kept = {c.seat: Skill(c.mu_before, c.sigma_before) for c in event if c.user_id is None}
+            rated[match.pk] = _match_replay(match, seats[match.pk], tallies, kept)
         for change in event:
+            if change.user_id is None:
+                continue  # a deleted account: no rating left to rebuild
             tally = tallies.setdefault((change.user_id, change.variant), _Tally())
             # A void or a restore moves by the match's change as replayed, and counts its
             # result as the match did (not as the void's row says).
@@ -325,15 +335,19 @@ def _replay(
 
 
 def _match_replay(
-    match: Match, seats: Sequence[MatchSeat], tallies: dict[_Key, _Tally]
+    match: Match,
+    seats: Sequence[MatchSeat],
+    tallies: dict[_Key, _Tally],
+    kept: dict[int, Skill] | None = None,
 ) -> dict[int, tuple[Skill, Skill, bool]]:
     """Each seat's rating before and after the match, and whether it won, from the replay's
-    ratings of that moment."""
+    ratings of that moment (``kept``: the stored ones of seats whose account is deleted)."""
     outcome = match_outcome_of(match, seats)
+    kept = kept or {}
     before = [
         tallies[(s.user_id, match.variant)].skill
         if s.user_id is not None and (s.user_id, match.variant) in tallies
-        else Skill()
+        else kept.get(s.index, Skill())
         for s in seats
     ]
     after = rate(outcome, before)
@@ -377,16 +391,12 @@ def _ratings_compare(
 def _events(changes: Sequence[RatingChange]) -> list[list[RatingChange]]:
     """The changes grouped into events (one match finishing, one void, one restore) and ordered
     by their first change's id. A match's events never overlap (each is made under its row lock):
-    within one match a new event starts where the kind changes or a player comes again."""
+    within one match a new event starts where the kind changes or a seat comes again."""
     by_match: dict[int, list[list[RatingChange]]] = {}
     for change in changes:
         events = by_match.setdefault(change.match_id, [])
         last = events[-1] if events else None
-        if (
-            last is None
-            or last[0].kind != change.kind
-            or any(c.user_id == change.user_id for c in last)
-        ):
+        if last is None or last[0].kind != change.kind or any(c.seat == change.seat for c in last):
             events.append([change])
         else:
             last.append(change)

@@ -195,3 +195,25 @@ def test_a_rating_without_its_row_or_without_a_history_is_made_anew():
 
 def test_the_check_of_no_history_passes():
     assert "0 rating events replayed; 0 ratings, 0 differing;" in rebuild_check()
+
+
+def test_a_deleted_account_leaves_the_others_history_rebuildable():
+    gone, *others = [UserFactory() for _ in range(5)]
+    # The account plays twice (his second match from a rating he earned), then a void of his
+    # first match takes its changes back from the others.
+    first, _ = finished_match_store("hokm4", [gone, *others[:3]], winner_side=0, scores=[1, 0])
+    finished_match_rate(first)
+    second, _ = finished_match_store(
+        "hokm4", [others[3], gone, others[0], others[1]], winner_side=1, scores=[0, 1]
+    )
+    finished_match_rate(second)
+    match_ratings_void(match=first)
+    stored = {r.user_id: (r.mu, r.sigma, r.games) for r in Rating.objects.exclude(user=gone)}
+
+    gone.delete()
+
+    # His changes stay (without him): the others' were computed from his rating of the time.
+    assert RatingChange.objects.filter(user__isnull=True).count() == 3
+    assert "0 differing; 0 stored changes differing" in rebuild_check()
+    ratings_rebuild()
+    assert {r.user_id: (r.mu, r.sigma, r.games) for r in Rating.objects.all()} == stored
