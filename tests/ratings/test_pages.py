@@ -233,9 +233,7 @@ def test_the_profile_makes_the_same_queries_whatever_the_families_matches_and_pl
     assert small.count("rating-chart__svg") == 3 and large.count("rating-chart__svg") == 5
 
 
-def test_the_profile_of_a_player_with_no_rating_reads_no_chart(
-    sara, django_assert_num_queries
-):
+def test_the_profile_of_a_player_with_no_rating_reads_no_chart(sara, django_assert_num_queries):
     # The player, his seats (none) and his ratings: no chart to read.
     with django_assert_num_queries(3):
         page(Client(), reverse("games:profile", args=["sara"]))
