@@ -106,6 +106,11 @@ def main(argv: list[str] | None = None) -> None:
     for page in pages:  # warm up: connections, caches, compiled templates
         for _ in range(args.warmup):
             fetch(page)
+    # As a daphne process does once loaded (hokm_site/asgi.py): the startup heap out of the
+    # garbage collector's full collections.
+    from hokm_site.startup import heap_freeze
+
+    heap_freeze()
     load_before = os.getloadavg()
     db_clock = DatabaseClock()
     from django.db import connection

@@ -37,3 +37,9 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# Everything is loaded: keep the startup heap out of the garbage collector's full collections
+# (hokm_site.startup).
+from hokm_site.startup import heap_freeze
+
+heap_freeze()

@@ -110,3 +110,28 @@ def test_a_top_level_service_refuses_to_run_inside_another_transaction() -> None
     with transaction.atomic(), pytest.raises(RuntimeError, match="durable"):
         match_client_action(match=match, seat=0, action=PlayCard(seat=0, card=card), client_seq=1)
     assert ClientAction.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_the_any_lookup_matches_as_in_does_on_every_database() -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from lib import lookups  # noqa: F401 - registers ``__any``
+    from tests.games.factories import UserFactory
+
+    users = [UserFactory() for _ in range(5)]
+    wanted = [users[0].pk, users[3].pk, users[4].pk, 10**9]
+    model = type(users[0])
+
+    with CaptureQueriesContext(connection) as queries:
+        found = set(model.objects.filter(pk__any=wanted).values_list("pk", flat=True))
+
+    assert found == set(model.objects.filter(pk__in=wanted).values_list("pk", flat=True))
+    assert found == {users[0].pk, users[3].pk, users[4].pk}
+    sql = queries.captured_queries[0]["sql"]
+    # One array parameter on PostgreSQL, whatever the number of values.
+    assert ("= ANY(" in sql) == (connection.vendor == "postgresql")
+    with CaptureQueriesContext(connection) as empty:
+        assert list(model.objects.filter(pk__any=[])) == []
+    assert len(empty) == 0  # as __in=[]: nothing can match, nothing is asked

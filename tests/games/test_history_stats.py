@@ -550,15 +550,15 @@ def test_profile_makes_the_same_few_queries_whatever_the_history(django_assert_n
                 finished_at=START + timedelta(days=day),
             )
 
-    # The player; his seats, their matches, their hands, the seats opposite his and the partner
-    # (games.history.stats: each reads his own rows only); his ratings.
+    # The player; his seats, their matches, their hands, the seats opposite his, the partner and
+    # the chart's dates (games.history.stats: each reads his own rows only); his ratings.
     play(range(2))
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(8):
         assert Client().get(url).status_code == 200
     play(range(2, 40))
     with CaptureQueriesContext(connection) as queries:
         response = Client().get(url)
-    assert len(queries) == 7
+    assert len(queries) == 8
     assert response.context["stats"].hands.played == 320
     assert len(response.context["chart"].points) == 40
 
@@ -569,11 +569,12 @@ def test_counted_statistics_are_kept_until_the_matches_counted_change() -> None:
     stored("hokm4", [roya, None, sina, None], winner=1, hands=[H(0, 0)])
     assert player_stats(user=roya).hands.played == 3
 
-    # Seen again with nothing changed: his matches are read, the hands and partner are not
-    # counted again (the partner himself is read afresh, his name may have changed).
+    # Seen again with nothing changed: his matches are read (and the chart's dates), the hands
+    # and partner are not counted again (the partner himself is read afresh, his name may have
+    # changed).
     with CaptureQueriesContext(connection) as again:
         stats = player_stats(user=roya)
-    assert len(again) == 3
+    assert len(again) == 4
     assert not any("games_hand" in query["sql"] for query in again)
     assert (stats.hands.played, stats.partner.user, stats.partner.played) == (3, sina, 2)
 
