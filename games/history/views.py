@@ -35,8 +35,8 @@ from games.history.selectors import (
 from games.history.stats import player_stats
 from games.models import Match
 from games.play.access import match_revealed, match_viewable_in
-from games.ratings.charts import rating_chart_layout
-from games.ratings.selectors import BOARD_RULES, player_ratings, rating_charts
+from games.ratings.charts import rating_chart_layouts
+from games.ratings.selectors import BOARD_RULES, player_ratings
 
 
 @login_required
@@ -158,11 +158,8 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         return redirect("games:profile", username=others[0].username, permanent=True)
     stats = player_stats(user=player, include_private=request.user.pk == player.pk)
     standings = player_ratings(user=player)
-    charts = rating_charts(user=player, variants=[s.variant for s in standings])
-    ratings = [
-        (standing, rating_chart_layout(charts.get(standing.variant, []), variant=standing.variant))
-        for standing in standings
-    ]
+    charts = rating_chart_layouts(user=player, variants=[s.variant for s in standings])
+    ratings = [(standing, charts.get(standing.variant)) for standing in standings]
     return render(
         request,
         "games/profile.html",

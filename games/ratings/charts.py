@@ -12,8 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from games.ratings.selectors import ChartPoint
+from django.core.cache import cache
+from django.db.models import Max
+
+from games.models import RatingChange
+from games.ratings.selectors import ChartPoint, rating_charts
 
 #: The drawing's size in SVG units: about a phone's width, so its text is read at its own size
 #: there and a little larger on a wide screen.
@@ -117,3 +122,29 @@ def rating_chart_layout(points: Sequence[ChartPoint], *, variant: str) -> Rating
         last_at=points[-1].at,
         matches=steps,
     )
+
+
+#: How long unread chart layouts stay in the cache; their key changes with every rating change.
+CHARTS_CACHE_SECONDS = 7 * 24 * 3600
+
+
+def rating_chart_layouts(*, user: Any, variants: Sequence[str]) -> dict[str, RatingChart | None]:
+    """The laid-out chart of each of ``variants`` for ``user``: one query for his latest rating
+    change, and the charts from the cache under it (any change since, a void included, is a new
+    id and so a new key: never stale); else one more query for the points and the layout.
+
+    For a player with four families of 300 changes the points and the layout were 10 ms of the
+    profile's 40 (docs/performance.md)."""
+    if not variants:
+        return {}
+    latest = RatingChange.objects.filter(user=user).aggregate(latest=Max("id"))["latest"]
+    key = f"rating-charts:1:{getattr(user, 'pk', user)}:{latest}:{','.join(variants)}"
+    layouts = cache.get(key)
+    if layouts is None:
+        charts = rating_charts(user=user, variants=variants)
+        layouts = {
+            variant: rating_chart_layout(charts.get(variant, []), variant=variant)
+            for variant in variants
+        }
+        cache.set(key, layouts, CHARTS_CACHE_SECONDS)
+    return layouts

@@ -209,9 +209,13 @@ def test_the_profile_makes_the_same_queries_whatever_the_families_matches_and_pl
     others(3, "hokm4")
     # The player, his seats (the rating changes here have none of his: no more statistics; the
     # statistics' own count is pinned in tests/games/test_history_stats.py), his ratings with
-    # their places, every chart's points.
-    with django_assert_num_queries(4):
+    # their places, his latest rating change (the charts' cache key), every chart's points.
+    with django_assert_num_queries(5):
         small = page(Client(), url)
+    # Seen again with no rating changed: the charts come from the cache.
+    with django_assert_num_queries(4):
+        again = page(Client(), url)
+    assert again.count("rating-chart__svg") == small.count("rating-chart__svg") == 3
 
     for variant in ("hokm4", "hokm3", "court-piece", "hokm2", "hokm2-draw"):
         Rating.objects.update_or_create(
@@ -227,7 +231,7 @@ def test_the_profile_makes_the_same_queries_whatever_the_families_matches_and_pl
         )
         rated_history(sara, variant, list(range(1500, 1530)))
         others(30, variant)
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(5):
         large = page(Client(), url)
 
     assert small.count("rating-chart__svg") == 3 and large.count("rating-chart__svg") == 5
@@ -640,3 +644,15 @@ def test_a_chart_needs_a_match_and_keeps_a_flat_line_in_the_middle():
     assert chart is not None and chart.high == chart.low == 1500
     assert chart.line == "40,73 310,73"  # halfway down the plot, not on an edge
     assert "," not in chart.high_y  # no locale's decimal comma
+
+
+def test_a_new_rating_change_draws_the_chart_anew(sara):
+    url = reverse("games:profile", args=["sara"])
+    rating_row(sara, "hokm4")
+    rated_history(sara, "hokm4", [1500, 1510, 1520])
+    before = page(Client(), url)
+
+    rated_history(sara, "hokm4", [1520, 1777])
+    after = page(Client(), url)
+
+    assert "1777" not in before and "1777" in after
