@@ -304,8 +304,6 @@ def report(*, args: argparse.Namespace, pages: list[Page], loads: tuple) -> None
 def explain(fetch: Callable[[Page], bytes], pages: list[Page], *, repeat: int = 5) -> None:
     """Each page's queries with the server's own execution time (EXPLAIN ANALYZE, median of
     ``repeat``), slowest first: what to look at when a page is slow."""
-    import json
-
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -313,23 +311,34 @@ def explain(fetch: Callable[[Page], bytes], pages: list[Page], *, repeat: int = 
     for page in pages:
         with CaptureQueriesContext(connection) as captured:
             fetch(page)
-        timed = []
-        with connection.cursor() as cursor:
-            for query in captured.captured_queries:
-                sql = query["sql"]
-                if not sql.lstrip().upper().startswith("SELECT"):
-                    continue
-                runs = []
-                for _ in range(repeat):
-                    cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}")
-                    (plan,) = cursor.fetchone()
-                    plan = plan if isinstance(plan, list) else json.loads(plan)
-                    runs.append(plan[0]["Execution Time"] + plan[0]["Planning Time"])
-                timed.append((statistics.median(runs), sql))
+        timed = server_times(captured.captured_queries, repeat=repeat)
         total = sum(ms for ms, _ in timed)
         print(f"\n{page.label}: {total:.2f} ms in {len(timed)} queries")
-        for ms, sql in sorted(timed, reverse=True):
+        for ms, sql in timed:
             print(f"  {ms:6.2f} ms  {sql[:160]}")
+
+
+def server_times(queries: list[dict[str, str]], *, repeat: int = 5) -> list[tuple[float, str]]:
+    """The server's own time (planning and execution, median of ``repeat`` EXPLAIN ANALYZE) of
+    each SELECT among ``queries`` (as CaptureQueriesContext keeps them), slowest first."""
+    import json
+
+    from django.db import connection
+
+    timed = []
+    with connection.cursor() as cursor:
+        for query in queries:
+            sql = query["sql"]
+            if not sql.lstrip().upper().startswith("SELECT"):
+                continue
+            runs = []
+            for _ in range(repeat):
+                cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}")
+                (plan,) = cursor.fetchone()
+                plan = plan if isinstance(plan, list) else json.loads(plan)
+                runs.append(plan[0]["Execution Time"] + plan[0]["Planning Time"])
+            timed.append((statistics.median(runs), sql))
+    return sorted(timed, reverse=True)
 
 
 if __name__ == "__main__":

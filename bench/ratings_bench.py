@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench._django import database_describe, settings_prepare
-from bench.history_bench import TARGET_MS, DatabaseClock, percentile
+from bench.history_bench import TARGET_MS, DatabaseClock, percentile, server_times
 
 #: How often the benchmark marks the matches in play seen again: well within
 #: ``games.play.presence.ALIVE_SECONDS``.
@@ -417,8 +417,6 @@ def fixed_queries_report(pairs: list[tuple[str, Page, Page]]) -> None:
 def explain(pages: list[Page], *, repeat: int = 5) -> None:
     """Each page's queries with the server's own execution time (EXPLAIN ANALYZE, median of
     ``repeat``), slowest first, and the plan of each page's slowest query."""
-    import json
-
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -426,20 +424,8 @@ def explain(pages: list[Page], *, repeat: int = 5) -> None:
     for page in pages:
         with CaptureQueriesContext(connection) as captured:
             fetch(page)
-        timed = []
+        timed = server_times(captured.captured_queries, repeat=repeat)
         with connection.cursor() as cursor:
-            for query in captured.captured_queries:
-                sql = query["sql"]
-                if not sql.lstrip().upper().startswith("SELECT"):
-                    continue
-                runs = []
-                for _ in range(repeat):
-                    cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}")
-                    (plan,) = cursor.fetchone()
-                    plan = plan if isinstance(plan, list) else json.loads(plan)
-                    runs.append(plan[0]["Execution Time"] + plan[0]["Planning Time"])
-                timed.append((statistics.median(runs), sql))
-            timed.sort(reverse=True)
             print(f"\n{page.label}: {sum(ms for ms, _ in timed):.2f} ms in {len(timed)} queries")
             for ms, sql in timed:
                 print(f"  {ms:6.2f} ms  {sql[:200]}")
