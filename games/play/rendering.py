@@ -42,7 +42,7 @@ from games.play.chat import QUICK_PHRASES, phrase_text
 from games.play.presence import Presence
 from games.play.rematch import rematch_offer
 from games.play.services import match_clock
-from games.ratings.selectors import match_rating_changes, ratings_for
+from games.ratings.selectors import RatingMove, rating_moves, ratings_for
 
 #: Where each seat sits, by its distance in play order from the viewer (R1.3: anticlockwise).
 SEAT_POSITIONS: dict[int, tuple[str, ...]] = {
@@ -139,20 +139,11 @@ class SeatInfo:
 
 
 @dataclass(frozen=True)
-class RatingMove:
+class SeatRatingMove:
     """One player's rating change at the end of a rated match, for the end banner."""
 
     seat: SeatInfo
-    before: int
-    after: int
-    delta: int
-    provisional: bool
-
-    @property
-    def delta_text(self) -> str:
-        # As the history writes it (games.ratings.selectors.RatingMove): +14, −3, ±0.
-        delta = self.delta
-        return f"+{delta}" if delta > 0 else f"\u2212{-delta}" if delta < 0 else "\u00b10"
+    move: RatingMove
 
 
 @dataclass(frozen=True)
@@ -345,7 +336,9 @@ def table_context(
     trump = Suit(hand["trump"]) if hand["trump"] else None
     collected = hand.get("collected")
     # Rated matches only (the one query they cost): a casual table has no rating at stake.
-    changes = match_rating_changes(match_id=match.pk) if match.rated and data["over"] else {}
+    changes = (
+        rating_moves(match_ids=[match.pk]).get(match.pk, {}) if match.rated and data["over"] else {}
+    )
     ratings = (
         ratings_for(user_ids=[s.user_id for s in seats], variant=match.variant)
         if match.rated and not changes
@@ -354,9 +347,7 @@ def table_context(
     rating_texts = {
         s.index: (
             # The plates keep the rating each player brought to the match; the banner has the new.
-            f"{changes[s.index]['before']}{'?' if changes[s.index]['provisional_before'] else ''}"
-            if s.index in changes
-            else str(ratings[s.user_id])
+            changes[s.index].before_text if s.index in changes else str(ratings[s.user_id])
         )
         for s in seats
         if s.user_id is not None and (s.index in changes or s.user_id in ratings)
@@ -467,14 +458,8 @@ def table_context(
         "banner": banner,
         "rated": match.rated,
         "rating_moves": [
-            RatingMove(
-                seat=seat_infos[index],
-                before=change["before"],
-                after=change["after"],
-                delta=change["delta"],
-                provisional=change["provisional"],
-            )
-            for index, change in sorted(changes.items())
+            SeatRatingMove(seat=seat_infos[index], move=move)
+            for index, move in sorted(changes.items())
         ],
         "flash": flash,
         # The turn clock (R8.1): the page counts down to the deadline; None when none runs.

@@ -360,19 +360,15 @@ class RatingMove:
         return f"{self.after}?" if self.provisional else str(self.after)
 
     @property
+    def before_text(self) -> str:
+        """The rating before, "1500?" while it was provisional."""
+        return f"{self.before}?" if self.provisional_before else str(self.before)
+
+    @property
     def delta_text(self) -> str:
         """The change as people write it: ``+14``, ``−3`` (a real minus sign), ``±0``."""
         delta = self.delta
         return f"+{delta}" if delta > 0 else f"\u2212{-delta}" if delta < 0 else "\u00b10"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "before": self.before,
-            "after": self.after,
-            "delta": self.delta,
-            "provisional": self.provisional,
-            "provisional_before": self.provisional_before,
-        }
 
 
 def rating_moves(*, match_ids: Iterable[int]) -> dict[int, dict[int, RatingMove]]:
@@ -400,10 +396,3 @@ def rating_moves(*, match_ids: Iterable[int]) -> dict[int, dict[int, RatingMove]
         # it again.
         if rows[-1].kind != RatingChange.Kind.VOID
     }
-
-
-def match_rating_changes(*, match_id: int) -> dict[int, dict[str, Any]]:
-    """A match's rating changes by seat, as it stands (taken back by a void: none), with the
-    rating before and after and its change, for the end banner."""
-    moves = rating_moves(match_ids=[match_id]).get(match_id, {})
-    return {seat: move.as_dict() for seat, move in moves.items()}
