@@ -193,18 +193,6 @@ def _with_places(rows: Any, *, now: datetime | None) -> Any:
     )
 
 
-def rank_of(row: Rating | None, *, now: datetime | None = None) -> int | None:
-    """A rating's place on its family's leaderboard (1 is first), None when it is not on it:
-    one query, none for a row that cannot be on it."""
-    if row is None or unranked_reason(row, now=now) is not None:
-        return None
-    return (
-        _with_places(Rating.objects.filter(pk=row.pk), now=now)
-        .values_list("place", flat=True)
-        .first()
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class Standing:
     """A player's rating in one family, and where it stands: his place on the leaderboard, or
@@ -329,11 +317,6 @@ def rating_charts(
             points = charts[variant] = [ChartPoint(at=at, rating=before)]
         points.append(ChartPoint(at=at, rating=after))
     return charts
-
-
-def rating_chart(*, user: Any, variant: str, limit: int = CHART_CHANGES) -> list[ChartPoint]:
-    """A player's rating after each change in ``variant``: :func:`rating_charts` of one."""
-    return rating_charts(user=user, variants=[variant], limit=limit).get(variant, [])
 
 
 # What matches did to ratings.

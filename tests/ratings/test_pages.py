@@ -25,7 +25,6 @@ from games.ratings.selectors import (
     ChartPoint,
     leaderboard,
     player_ratings,
-    rank_of,
     rating_charts,
     rating_moves,
 )
@@ -286,7 +285,7 @@ def test_a_leaderboard_shows_the_top_100_and_the_viewers_place_below_them():
 
     assert len(board_names(html)) == LEADERBOARD_SIZE and "me" not in board_names(html)
     assert "Your place: 101" in html and "The list shows the best 100." in html
-    assert rank_of(Rating.objects.get(user=me)) == 101
+    assert [standing.place for standing in player_ratings(user=me)] == [101]
 
 
 def test_the_viewer_on_the_leaderboard_is_marked_in_it():
