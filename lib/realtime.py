@@ -20,12 +20,21 @@ def send_on_commit(group: str, message: dict[str, Any]) -> None:
     error (the player would retry an action that was taken); it is logged, and sockets
     resynchronise from the versions they hold when they next hear from the server.
     """
+    _on_commit("group_send", group, message)
 
+
+def channel_send_on_commit(channel_name: str, message: dict[str, Any]) -> None:
+    """:func:`send_on_commit` to one socket's channel instead of a group (a player's lobby page
+    that his seek was paired or ended, ``games.lobby.seeks``)."""
+    _on_commit("send", channel_name, message)
+
+
+def _on_commit(method: str, target: str, message: dict[str, Any]) -> None:
     def send() -> None:
         layer = get_channel_layer()
         if layer is None:
-            logger.warning("no channel layer: %s not told of %s", group, message.get("type"))
+            logger.warning("no channel layer: %s not told of %s", target, message.get("type"))
             return
-        async_to_sync(layer.group_send)(group, message)
+        async_to_sync(getattr(layer, method))(target, message)
 
     transaction.on_commit(send, robust=True)

@@ -23,8 +23,6 @@ from datetime import datetime, timedelta
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Max
@@ -42,6 +40,7 @@ from games.lobby.services import (
 from games.models import VARIANT_CHOICES, Match, MatchSeat, Seat, Seek, Table
 from games.ratings.selectors import rating_of
 from lib.errors import ApplicationError
+from lib.realtime import channel_send_on_commit
 
 if TYPE_CHECKING:
     from accounts.models import User
@@ -243,7 +242,9 @@ def seek_create(*, user: User, variant: str, clock_seconds: int, channel_name: s
         if previous is not None:
             previous.delete()
             if previous.channel_name != channel_name:
-                _tell_on_commit(previous.channel_name, {"type": ENDED_TYPE, "reason": "replaced"})
+                channel_send_on_commit(
+                    previous.channel_name, {"type": ENDED_TYPE, "reason": "replaced"}
+                )
         now = timezone.now()
         Seek.objects.create(
             user=user,
@@ -267,7 +268,7 @@ def seek_cancel(*, user: User, channel_name: str | None = None) -> bool:
             return False
         seek.delete()
         if seek.channel_name != channel_name:
-            _tell_on_commit(seek.channel_name, {"type": ENDED_TYPE, "reason": "cancelled"})
+            channel_send_on_commit(seek.channel_name, {"type": ENDED_TYPE, "reason": "cancelled"})
     return True
 
 
@@ -294,7 +295,7 @@ def seeks_pair(*, now: datetime | None = None) -> list[Match]:
         for seek in stale:
             seek.delete()
             # Its socket is most likely gone with its server; if not, its page must not wait on.
-            _tell_on_commit(seek.channel_name, {"type": ENDED_TYPE, "reason": "lost"})
+            channel_send_on_commit(seek.channel_name, {"type": ENDED_TYPE, "reason": "lost"})
     pools = sorted(set(Seek.objects.order_by().values_list("variant", "clock_seconds")))
     matches: list[Match] = []
     for variant, clock_seconds in pools:
@@ -360,7 +361,9 @@ def _groups_of_players_free(
             return groups
         for uid in barred:
             by_user[uid].delete()
-            _tell_on_commit(by_user[uid].channel_name, {"type": ENDED_TYPE, "reason": "barred"})
+            channel_send_on_commit(
+                by_user[uid].channel_name, {"type": ENDED_TYPE, "reason": "barred"}
+            )
         seekers = [s for s in seekers if s.user_id not in barred]
 
 
@@ -385,7 +388,7 @@ def _rated_match_start(variant: str, clock_seconds: int, seeks: Sequence[Seek]) 
     match = _start(table, seats)
     Seek.objects.filter(pk__in=[seek.pk for seek in seeks]).delete()
     for seek in seeks:
-        _tell_on_commit(seek.channel_name, {"type": PAIRED_TYPE, "match_id": match.pk})
+        channel_send_on_commit(seek.channel_name, {"type": PAIRED_TYPE, "match_id": match.pk})
     _table_changed_on_commit(table, match=match)
     logger.info("seek pool %s/%ss: match %s", variant, clock_seconds, match.pk)
     return match
@@ -420,20 +423,6 @@ def _previous_players(user_ids: Sequence[int], *, variant: str) -> dict[int, fro
     ).values_list("match_id", "user_id"):
         players.setdefault(match_id, set()).add(user_id)
     return {uid: frozenset(players.get(mid, set()) - {uid}) for uid, mid in latest.items()}
-
-
-def _tell_on_commit(channel_name: str, message: dict[str, Any]) -> None:
-    """Send ``message`` to one lobby socket once the transaction commits (robust, as
-    ``lib.realtime.send_on_commit`` is for groups: the change is made whether or not it hears)."""
-
-    def send() -> None:
-        layer = get_channel_layer()
-        if layer is None:
-            logger.warning("no channel layer: %s not told of %s", channel_name, message["type"])
-            return
-        async_to_sync(layer.send)(channel_name, message)
-
-    transaction.on_commit(send, robust=True)
 
 
 # -- reads ---------------------------------------------------------------------------------------

@@ -45,6 +45,7 @@ from games.models import Match, MatchSeat, Rating, Seek, Table
 from games.play.autoplay import Worker
 from games.play.services import SeatSpec, match_create
 from games.play.socket_limits import CLOSE_TOO_LARGE
+from lib import realtime
 from moderation.models import Report, Sanction
 from tests.accounts.players import sanction_in_force
 from tests.games.factories import UserFactory
@@ -296,12 +297,18 @@ class Heard:
 @pytest.fixture
 def heard(monkeypatch) -> Heard:
     record = Heard()
+    layer = realtime.get_channel_layer()
 
     class Layer:
+        """Records what is sent to one socket; what goes to groups goes on as before."""
+
         async def send(self, channel: str, message: dict[str, Any]) -> None:
             record.messages.append((channel, message))
 
-    monkeypatch.setattr(seeks, "get_channel_layer", lambda: Layer())
+        async def group_send(self, group: str, message: dict[str, Any]) -> None:
+            await layer.group_send(group, message)
+
+    monkeypatch.setattr(realtime, "get_channel_layer", lambda: Layer())
     return record
 
 
