@@ -113,31 +113,58 @@ def _match_rate(*, match: Match, seats: Sequence[MatchSeat], now: datetime) -> l
         row = rows[seat.user_id]
         old, new = before[seat.index], after[seat.index]
         won = outcome.won(seat.index)
-        row.mu, row.sigma, row.rating = new.mu, new.sigma, new.rating
-        row.games += 1
-        row.wins += int(won)
         row.last_played_at = now
         changes.append(
-            RatingChange(
+            _rating_move(
+                row,
+                old,
+                new,
                 match=match,
-                user_id=seat.user_id,
-                variant=match.variant,
                 seat=seat.index,
                 kind=RatingChange.Kind.MATCH,
-                mu_before=old.mu,
-                sigma_before=old.sigma,
-                mu_after=new.mu,
-                sigma_after=new.sigma,
-                rating_before=old.rating,
-                rating_after=new.rating,
+                sign=1,
                 won=won,
-                created_at=now,
+                now=now,
             )
         )
     Rating.objects.bulk_update(
         list(rows.values()), ["mu", "sigma", "rating", "games", "wins", "last_played_at"]
     )
     return RatingChange.objects.bulk_create(changes)
+
+
+def _rating_move(
+    row: Rating,
+    old: Skill,
+    new: Skill,
+    *,
+    match: Match,
+    seat: int,
+    kind: RatingChange.Kind,
+    sign: int,
+    won: bool,
+    now: datetime,
+) -> RatingChange:
+    """Move ``row`` (locked) from ``old`` to ``new``, counting the match ``sign`` times (1 for
+    a match or a restore, -1 for a void), and the change to store for it."""
+    row.mu, row.sigma, row.rating = new.mu, new.sigma, new.rating
+    row.games += sign
+    row.wins += sign * int(won)
+    return RatingChange(
+        match=match,
+        user_id=row.user_id,
+        variant=row.variant,
+        seat=seat,
+        kind=kind,
+        mu_before=old.mu,
+        sigma_before=old.sigma,
+        mu_after=new.mu,
+        sigma_after=new.sigma,
+        rating_before=old.rating,
+        rating_after=new.rating,
+        won=won,
+        created_at=now,
+    )
 
 
 def _standing(match: Match) -> RatingChange.Kind | None:
@@ -197,24 +224,17 @@ def _move_again(
             Skill(change.mu_before, change.sigma_before),
             Skill(change.mu_after, change.sigma_after),
         )
-        row.mu, row.sigma, row.rating = new.mu, new.sigma, new.rating
-        row.games += sign
-        row.wins += sign * int(change.won)
         written.append(
-            RatingChange(
+            _rating_move(
+                row,
+                current,
+                new,
                 match=match,
-                user_id=change.user_id,
-                variant=change.variant,
                 seat=change.seat,
                 kind=kind,
-                mu_before=current.mu,
-                sigma_before=current.sigma,
-                mu_after=new.mu,
-                sigma_after=new.sigma,
-                rating_before=current.rating,
-                rating_after=new.rating,
+                sign=sign,
                 won=change.won,
-                created_at=now,
+                now=now,
             )
         )
     Rating.objects.bulk_update(list(rows.values()), ["mu", "sigma", "rating", "games", "wins"])
