@@ -9,6 +9,9 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import ApiToken, User
+
+#: The looks and sounds a player chooses on his settings page (accounts.preferences).
+PREFERENCE_FIELDS = ("theme", "face", "back", "sound", "volume", "motion", "notify")
 from accounts.tokens import token_revoke
 
 # What makes an account staff or gives it powers: only superusers hand these out, so that a
@@ -27,8 +30,17 @@ class UserAdmin(DjangoUserAdmin):
     fieldsets = (
         *(DjangoUserAdmin.fieldsets or ()),
         (_("Table"), {"fields": ("display_name", "moderation")}),
+        (
+            _("Looks and sounds"),
+            {
+                "fields": PREFERENCE_FIELDS,
+                "classes": ("collapse",),
+            },
+        ),
     )
-    readonly_fields = ("moderation",)
+    # The player's own choices (his settings page): shown to staff, never changed by them, so
+    # the change form asks nothing more of a moderator than before.
+    readonly_fields = ("moderation", *PREFERENCE_FIELDS)
     add_fieldsets = (
         *DjangoUserAdmin.add_fieldsets,
         (_("Table"), {"fields": ("display_name",)}),

@@ -14,7 +14,7 @@ from accounts.invisible_characters import (
     has_control_character,
     validate_no_invisible_characters,
 )
-from accounts.models import ApiToken, User
+from accounts.models import ApiToken, Back, Face, Theme, User
 from accounts.usernames import (
     USERNAME_MAX_LENGTH,
     USERNAME_MIN_LENGTH,
@@ -38,8 +38,25 @@ PASSWORD_TOO_SHORT = ngettext_lazy(
 NAME_TAKEN_MESSAGE = _("Another player goes by that name. Choose another one.")
 
 
+#: The sign-up form's password fields (allauth's names).
+SIGNUP_PASSWORD_FIELDS = ("password1", "password2")
+
+
 class SignupForm(AllauthSignupForm):
-    """allauth's sign-up form (``ACCOUNT_FORMS``) telling the browser the username rules too."""
+    """allauth's sign-up form (``ACCOUNT_FORMS``) telling the browser the username rules too, and
+    giving back the passwords typed when it refuses something else (issue 22)."""
+
+    def full_clean(self) -> None:
+        super().full_clean()
+        # allauth's password inputs come back empty after any refusal: a newcomer refused for a
+        # username taken had to type both passwords again. They come back filled unless the
+        # refusal is about them (too short, too common, not the same twice).
+        keep = not any(name in self.errors for name in SIGNUP_PASSWORD_FIELDS)
+        for name in SIGNUP_PASSWORD_FIELDS:
+            if name in self.fields:
+                widget = self.fields[name].widget
+                if isinstance(widget, forms.PasswordInput):
+                    widget.render_value = keep
 
     def clean_username(self) -> str:
         value = super().clean_username()
@@ -113,3 +130,75 @@ class TokenCreateForm(forms.Form):
         if not value:
             raise forms.ValidationError(_("Give the token a name."), code="required")
         return value
+
+
+_ON_OFF = [("on", _("On")), ("off", _("Off"))]
+
+
+class PreferencesForm(forms.Form):
+    """Any of the player's looks and sounds (``accounts.preferences``); a name left out of the
+    data keeps its value. A switch is "on" or "off": a checkbox sends nothing when cleared, so
+    the settings page puts a hidden "off" before each one (the last value wins)."""
+
+    theme = forms.ChoiceField(
+        label=_("Table"),
+        choices=Theme.choices,
+        required=False,
+        error_messages={"invalid_choice": _("“%(value)s” is not a table theme.")},
+    )
+    face = forms.ChoiceField(
+        label=_("Card fronts"),
+        choices=Face.choices,
+        required=False,
+        error_messages={"invalid_choice": _("“%(value)s” is not a set of card fronts.")},
+    )
+    back = forms.ChoiceField(
+        label=_("Card backs"),
+        choices=Back.choices,
+        required=False,
+        error_messages={"invalid_choice": _("“%(value)s” is not a card back.")},
+    )
+    sound = forms.ChoiceField(
+        label=_("Sound"),
+        choices=_ON_OFF,
+        required=False,
+        error_messages={"invalid_choice": _("Sound is “on” or “off”, not “%(value)s”.")},
+    )
+    volume = forms.IntegerField(
+        label=_("Volume"),
+        min_value=0,
+        max_value=100,
+        required=False,
+        error_messages={"invalid": _("The volume is a whole number from 0 to 100.")},
+    )
+    motion = forms.ChoiceField(
+        label=_("Motion"),
+        choices=_ON_OFF,
+        required=False,
+        error_messages={"invalid_choice": _("Motion is “on” or “off”, not “%(value)s”.")},
+    )
+    notify = forms.ChoiceField(
+        label=_("Notifications"),
+        choices=_ON_OFF,
+        required=False,
+        error_messages={"invalid_choice": _("Notifications are “on” or “off”, not “%(value)s”.")},
+    )
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        sent = [name for name in self.fields if name in self.data]
+        if not sent:
+            raise forms.ValidationError(_("Nothing to change."), code="empty")
+        for name in sent:
+            if name not in self.errors and cleaned.get(name) in ("", None):
+                message = _("%(field)s needs a value.") % {"field": self.fields[name].label}
+                self.add_error(name, forms.ValidationError(message, code="required"))
+        return cleaned
+
+    def changes(self) -> dict[str, Any]:
+        """The values sent, typed as ``accounts.preferences.UiPrefs`` holds them."""
+        return {
+            name: value == "on" if name in ("sound", "motion", "notify") else value
+            for name, value in self.cleaned_data.items()
+            if name in self.data
+        }

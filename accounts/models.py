@@ -1,9 +1,47 @@
 from typing import Any
 
 from django.contrib.auth.models import AbstractUser
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+
+class Theme(models.TextChoices):
+    """The table's look: the cloth, the rail and the page around them (static/css/themes.css)."""
+
+    FELT = "felt", _("Green felt")
+    NIGHT = "night", _("Night")
+    WOOD = "wood", _("Walnut wood")
+    CARPET = "carpet", _("Persian carpet")
+    JAIPUR = "jaipur", _("Jaipur block print")
+    OCEAN = "ocean", _("Royal blue")
+    LIGHT = "light", _("Light")
+    CONTRAST = "contrast", _("High contrast")
+
+
+class Face(models.TextChoices):
+    """The card fronts (static/css/faces.css)."""
+
+    CLASSIC = "classic", _("Classic")
+    LARGE = "large", _("Large index")
+    FOUR = "four", _("Four colours")
+    PERSIAN = "persian", _("Persian miniature")
+    MINIMAL = "minimal", _("Minimal")
+    BOLD = "bold", _("Bold")
+    OLD = "old", _("Old style")
+
+
+class Back(models.TextChoices):
+    """The card backs (static/img/backs/)."""
+
+    LATTICE = "lattice", _("Red lattice")
+    BLUE = "blue", _("Blue diamonds")
+    GIRIH = "girih", _("Girih star")
+    PAISLEY = "paisley", _("Paisley")
+    TILE = "tile", _("Turquoise tile")
+    NIGHT = "night", _("Night sky")
+    PLAIN = "plain", _("Plain green")
 
 
 class User(AbstractUser):
@@ -19,6 +57,18 @@ class User(AbstractUser):
         blank=True,
         help_text=_("Shown at the table instead of the username."),
     )
+
+    # The player's looks and sounds (accounts.preferences): on the user row itself, which every
+    # signed-in request loads anyway, so that no page pays a query for them.
+    theme = models.CharField(_("table theme"), max_length=16, choices=Theme, default=Theme.FELT)
+    face = models.CharField(_("card fronts"), max_length=16, choices=Face, default=Face.CLASSIC)
+    back = models.CharField(_("card backs"), max_length=16, choices=Back, default=Back.LATTICE)
+    sound = models.BooleanField(_("sound"), default=True)
+    volume = models.PositiveSmallIntegerField(
+        _("volume"), default=70, validators=[MinValueValidator(0), MaxValueValidator(100)]
+    )
+    motion = models.BooleanField(_("motion"), default=True)
+    notify = models.BooleanField(_("notifications"), default=False)
 
     def __str__(self) -> str:
         return self.display_name or self.username

@@ -8,6 +8,7 @@ app_name = "accounts"
 
 urlpatterns = [
     path("accounts/profile/", views.settings_page, name="settings"),
+    path("account/preferences/", views.preferences_view, name="preferences"),
     path("accounts/profile/tokens/", views.token_create_view, name="token_create"),
     path(
         "accounts/profile/tokens/<int:token_id>/revoke/",

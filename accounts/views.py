@@ -1,5 +1,6 @@
-"""Account pages of our own: the settings page with API tokens (the public profile, which
-reads matches, is ``games.history.views.profile``).
+"""Account pages of our own: the settings page with the player's looks and sounds and his API
+tokens, and the endpoint that stores looks and sounds (the public profile, which reads matches,
+is ``games.history.views.profile``).
 
 Sign-up, login, email confirmation and passwords are django-allauth's views (``/accounts/``).
 """
@@ -11,18 +12,20 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.forms import DisplayNameForm, TokenCreateForm
+from accounts.forms import DisplayNameForm, PreferencesForm, TokenCreateForm
 from accounts.http import AuthenticatedHttpRequest
-from accounts.models import ApiToken, User
+from accounts.models import ApiToken, Back, Face, Theme, User
+from accounts.preferences import preferences_update
 from accounts.selectors import api_tokens_active
 from accounts.services import user_set_display_name
 from accounts.tokens import token_create, token_revoke
@@ -35,6 +38,7 @@ def _render_settings(
     context.setdefault("display_name_form", DisplayNameForm(instance=user))
     context.setdefault("token_form", TokenCreateForm())
     context["tokens"] = api_tokens_active(user=user)
+    context["looks"] = {"themes": Theme.choices, "faces": Face.choices, "backs": Back.choices}
     return render(request, "accounts/settings.html", context, status=status)
 
 
@@ -90,3 +94,41 @@ def token_revoke_view(request: AuthenticatedHttpRequest, token_id: int) -> HttpR
     name = format_html("<bdi>{}</bdi>", token.name)
     messages.success(request, mark_safe(_("The token “%(name)s” is revoked.") % {"name": name}))
     return redirect("accounts:settings")
+
+
+def _asked_by_script(request: HttpRequest) -> bool:
+    """A fetch or htmx request (answered 204), not a form the browser posted and shows the
+    answer of (answered with a redirect). Browsers mark their own navigations
+    ``Sec-Fetch-Mode: navigate``; static/js/prefs.js also says ``X-Requested-With``."""
+    return (
+        bool(getattr(request, "htmx", False))
+        or "X-Requested-With" in request.headers
+        or request.headers.get("Sec-Fetch-Mode", "navigate") != "navigate"
+    )
+
+
+@never_cache
+@require_POST
+def preferences_view(request: HttpRequest) -> HttpResponse:
+    """Store any of the looks and sounds (``accounts.forms.PreferencesForm``), for a signed-in
+    player on his account, for a visitor in his session. A bad value changes nothing: 400 with
+    the reason."""
+    form = PreferencesForm(request.POST)
+    script = _asked_by_script(request)
+    if not form.is_valid():
+        reasons = [str(error) for errors in form.errors.values() for error in errors]
+        if not script and request.user.is_authenticated:
+            return _render_settings(request, status=400, preferences_form=form)  # type: ignore[arg-type]
+        return HttpResponse(
+            "\n".join(reasons), status=400, content_type="text/plain; charset=utf-8"
+        )
+    preferences_update(request=request, values=form.changes())
+    if script:
+        return HttpResponse(status=204)
+    messages.success(request, _("Your looks and sounds are saved."))
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = reverse("accounts:settings") if request.user.is_authenticated else "/"
+    return redirect(target)

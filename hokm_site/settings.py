@@ -106,6 +106,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "moderation.context_processors.moderation",
+                "accounts.context_processors.ui_prefs",
             ],
         },
     },
@@ -157,6 +158,8 @@ ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 # Only when the link is opened in the browser that signed up (allauth keeps the login pending in
 # that session); a link opened anywhere else confirms the address and asks for the password.
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+# The link in the email confirms the address as it opens: no second click on a confirm button.
+ACCOUNT_CONFIRM_EMAIL_ON_GET = True
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_USERNAME_MIN_LENGTH = 3
 ACCOUNT_USERNAME_VALIDATORS = "accounts.usernames.USERNAME_VALIDATORS"
@@ -245,6 +248,9 @@ if HOKM_AUTOPLAY not in ("thread", "worker", "inline", "off"):
     raise ImproperlyConfigured("HOKM_AUTOPLAY must be thread, worker, inline or off.")
 HOKM_BOT_DELAY_SECONDS = float(os.environ.get("HOKM_BOT_DELAY_SECONDS", "0.7"))
 HOKM_NEXT_HAND_DELAY_SECONDS = float(os.environ.get("HOKM_NEXT_HAND_DELAY_SECONDS", "4"))
+# A match no one has moved in for this long is ended as abandoned by the worker (R8.2: a match
+# against the computer can be resumed until then; games.play.services.match_abandon).
+HOKM_ABANDON_AFTER_SECONDS = float(os.environ.get("HOKM_ABANDON_AFTER_SECONDS", str(7 * 24 * 3600)))
 # Processes that decide for computer players (games/play/bot_pool.py), so a search never holds up
 # the server's event loop; 0 decides in the worker's own thread (tests).
 HOKM_BOT_PROCESSES = env_int("HOKM_BOT_PROCESSES", 1)
