@@ -4,7 +4,7 @@ from django.urls import path
 
 from games.history import replay_views
 from games.history import views as history_views
-from games.lobby import views
+from games.lobby import start_views, views
 from games.play import api
 from games.play import views as match_views
 from games.ratings import views as ratings_views
@@ -24,9 +24,12 @@ urlpatterns = [
     path("tables/<int:table_id>/start/", views.table_start_view, name="table_start"),
     path("invite/<str:code>/", views.table_invite, name="table_invite"),
     path("play/computer/", views.play_computer, name="play_computer"),
+    # A quick start picked in the lobby, ready to begin: a signed-out visitor comes back to it.
+    path("play/computer/start/", start_views.play_computer_start, name="play_computer_start"),
     path("match/<int:match_id>/", match_views.match_page, name="match"),
     path("match/<int:match_id>/rematch/", match_views.match_rematch_view, name="match_rematch"),
     path("players/<str:username>/", history_views.profile, name="profile"),
+    path("players/<str:username>/games/", history_views.player_games, name="player_games"),
     path("leaderboard/", ratings_views.leaderboards, name="leaderboard"),
     path(
         "leaderboard/<str:variant>/",

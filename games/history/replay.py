@@ -44,7 +44,6 @@ from games.play.rendering import (
     SEAT_POSITIONS,
     card_face,
     seat_name,
-    seat_short_name,
     suit_face,
 )
 
@@ -57,16 +56,12 @@ class ReplaySeat:
     position: str  # where the seat is drawn for the viewer: bottom, right, top or left
     is_computer: bool
     is_you: bool
-    #: Where room is short (the plate, the hand rows, the trick, the score): a computer player's
-    #: level and seat ("Hard · 2"), as on the live table; ``name`` in sentences and titles.
-    short_name: str = ""
 
 
 @dataclass(frozen=True)
 class ReplaySide:
     index: int
     names: list[str]
-    labels: list[tuple[str, str]]  # (short name, full name) per seat, for the score panel
     seats: tuple[int, ...]
     yours: bool
     petals: range  # one per point of the target, when the target is shown as a flower
@@ -200,7 +195,6 @@ def seats_and_sides(
 ) -> tuple[list[ReplaySeat], list[ReplaySide]]:
     """The seats around the table as ``viewer`` sees it from the bottom, and the sides (R1.4)."""
     names = {seat.index: seat_name(seat) for seat in seats}
-    short_names = {seat.index: seat_short_name(seat) for seat in seats}
     computers = {seat.index for seat in seats if seat.computer_level}
     fallback = {
         index: _("Seat %(number)s") % {"number": index + 1} for index in range(variant.players)
@@ -209,7 +203,6 @@ def seats_and_sides(
         ReplaySeat(
             index=index,
             name=names.get(index) or fallback[index],
-            short_name=short_names.get(index) or fallback[index],
             side=variant.side_of(index),
             position=SEAT_POSITIONS[variant.players][(index - viewer) % variant.players],
             is_computer=index in computers,
@@ -221,9 +214,6 @@ def seats_and_sides(
         ReplaySide(
             index=side,
             names=[replay_seats[s].name for s in variant.seats_of(side)],
-            labels=[
-                (replay_seats[s].short_name, replay_seats[s].name) for s in variant.seats_of(side)
-            ],
             seats=variant.seats_of(side),
             yours=you is not None and variant.side_of(you) == side,
             petals=range(match.target) if match.target in PETALS else range(0),
@@ -254,10 +244,7 @@ def replay_data(
         "revealed": revealed,
         "viewer": viewer,
         "you": you,
-        "seats": [
-            {"name": s.name, "short_name": s.short_name, "side": s.side, "computer": s.is_computer}
-            for s in seats
-        ],
+        "seats": [{"name": s.name, "side": s.side, "computer": s.is_computer} for s in seats],
         # Where each seat sits, by its distance in play order from the viewer (R1.3).
         "layout": list(SEAT_POSITIONS[variant.players]),
         "hands": hands,

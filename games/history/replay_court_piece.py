@@ -247,11 +247,14 @@ def _pile_up(tricks: list[dict[str, Any]], seats: list[ReplaySeat]) -> None:
                 )
                 % values
             )
-            trick["collected_text"] = ngettext(
-                "Trick %(trick)d: %(name)s collected %(count)d trick",
-                "Trick %(trick)d: %(name)s collected %(count)d tricks",
-                pile,
-            ) % (values | {"name": seats[collector].short_name})
+            trick["collected_text"] = (
+                ngettext(
+                    "Trick %(trick)d: %(name)s collected %(count)d trick",
+                    "Trick %(trick)d: %(name)s collected %(count)d tricks",
+                    pile,
+                )
+                % values
+            )
             pile = 0
         trick["pile"] = pile
 

@@ -39,7 +39,7 @@ TURN_CLOCK_CHOICES = [
 #: One line under each computer level's name, so that a person chooses knowing what each does.
 COMPUTER_LEVEL_DESCRIPTIONS = {
     ComputerLevel.EASY: _("Plays sensibly but makes mistakes: good for learning."),
-    ComputerLevel.MEDIUM: _("Plays the obvious card every time: the greedy baseline."),
+    ComputerLevel.MEDIUM: _("Always plays the obvious card, without looking ahead."),
     ComputerLevel.HARD: _(
         "Imagines the unseen cards and plays out the hand dozens of times before each card."
     ),

@@ -21,9 +21,8 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.safestring import mark_safe
-from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext, pgettext, pgettext_lazy
+from django.utils.translation import ngettext, pgettext_lazy
 
 from accounts.invisible_characters import INVISIBLE_CHARACTERS_MESSAGE
 from games.engine import (
@@ -37,7 +36,7 @@ from games.engine import (
     sorted_hand,
 )
 from games.lobby.selectors import computer_player_name
-from games.models import ChatMessage, ComputerLevel, Match, MatchSeat
+from games.models import ChatMessage, Match, MatchSeat
 from games.play.chat import QUICK_PHRASES, phrase_text
 from games.play.presence import Presence
 from games.play.rematch import rematch_offer
@@ -119,7 +118,6 @@ class HandCard:
 class SeatInfo:
     index: int
     name: str
-    short_name: str  # what the plate and the score panel show; ``name`` stays in the title
     position: str
     side: int
     is_you: bool
@@ -158,7 +156,7 @@ class TrickCard:
 class SideInfo:
     index: int
     names: list[str]
-    seats: list[SeatInfo]  # the side's members, for the score panel's short names
+    seats: list[SeatInfo]  # the side's members, for the score panel's names
     points: int
     tricks: int
     yours: bool
@@ -219,24 +217,6 @@ def seat_name(seat: MatchSeat) -> str:
     """
     if seat.computer_level is not None:
         return computer_player_name(level=seat.computer_level, index=seat.index)
-    return seat.name
-
-
-def computer_short_name(*, level: str, index: int) -> str:
-    """A computer player's name where room is short: its level and seat number ("Hard · 2").
-
-    The plate has a "Computer" badge already, so the word is dropped rather than the level or
-    the seat, which is what tells three computer players apart.
-    """
-    short = pgettext("computer player's short name: its level and seat", "%(level)s · %(seat)s")
-    return short % {"level": capfirst(ComputerLevel(level).label), "seat": index + 1}
-
-
-def seat_short_name(seat: MatchSeat) -> str:
-    """The name a seat plate and the score panel show: short for a computer player, a person's
-    as it is (the page cuts a long one at its own end). The full name goes in ``seat_name``."""
-    if seat.computer_level is not None:
-        return computer_short_name(level=seat.computer_level, index=seat.index)
     return seat.name
 
 
@@ -329,7 +309,6 @@ def table_context(
     players = hand["players"]
     viewer = seat if seat is not None else 0
     names = {s.index: seat_name(s) for s in seats}
-    short_names = {s.index: seat_short_name(s) for s in seats}
     computers = {s.index for s in seats if s.computer_level}
     to_act = hand["to_act"]
     draw = hand.get("draw")
@@ -362,7 +341,6 @@ def table_context(
             SeatInfo(
                 index=index,
                 name=names.get(index, fallback),
-                short_name=short_names.get(index, fallback),
                 position=position,
                 side=variant.side_of(index),
                 is_you=index == seat,
@@ -730,9 +708,8 @@ def _sides(
 
 
 def _side_label(side: SideInfo) -> str:
-    """A side in the banners, its members named as on their plates ("Easy · 2" for a computer):
-    the full "Computer (easy, seat 2)" twice over made the banner grow over the seats."""
-    return " & ".join(member.short_name for member in side.seats)
+    """A side in the banners, its members named as on their plates ("Easy bot 2")."""
+    return " & ".join(member.name for member in side.seats)
 
 
 def _banner(

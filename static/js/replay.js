@@ -134,12 +134,6 @@
     return data.seats[index].name;
   }
 
-  /* Where room is short (the trick, the status line, the discards): a computer player's level
-     and seat, as on the live table; sentences keep the full name. */
-  function seatLabel(index) {
-    return data.seats[index].short_name || data.seats[index].name;
-  }
-
   function place(seat) {
     return data.layout[(seat - viewer + players) % players];
   }
@@ -368,7 +362,7 @@
       slot.style.setProperty("--order", String(order));
       const who = document.createElement("span");
       who.className = "trick__who side-" + data.seats[seat].side;
-      who.textContent = seatLabel(seat);
+      who.textContent = seatName(seat);
       slot.append(face(trick.cards[order]), who);
       fragment.appendChild(slot);
     }
@@ -398,12 +392,12 @@
     } else if (done) {
       const took = document.createElement("span");
       took.className = "status__took side-" + data.seats[trick.winner].side;
-      took.textContent = format(text.takes_short, { name: seatLabel(trick.winner) });
+      took.textContent = format(text.takes_short, { name: seatName(trick.winner) });
       el.status.appendChild(took);
     } else {
       const led = document.createElement("span");
       led.className = "status__turn rp-led side-" + data.seats[trick.leader].side;
-      led.textContent = format(text.led_short, { name: seatLabel(trick.leader) });
+      led.textContent = format(text.led_short, { name: seatName(trick.leader) });
       el.status.appendChild(led);
     }
   }
@@ -470,7 +464,7 @@
     } else if (hidden.reveal) {
       const reveal = hidden.reveal;
       el.trumpNote.textContent = format(reveal.asked ? text.asked_by : text.revealed_by, {
-        name: seatLabel(reveal.seat),
+        name: seatName(reveal.seat),
         trick: reveal.trick + 1,
       });
     } else {
@@ -521,7 +515,7 @@
       const block = document.createElement("div");
       block.className = "rp-discards__seat side-" + data.seats[seat].side;
       const title = document.createElement("h3");
-      title.textContent = seatLabel(seat);
+      title.textContent = seatName(seat);
       block.appendChild(title);
       [
         [text.discarded, pile.discarded],

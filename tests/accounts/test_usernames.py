@@ -162,7 +162,7 @@ def test_staff_created_in_the_admin_keep_their_names() -> None:
         "\u0627\u062f\u0645\u064a\u0646",  # ادمين
         "\u0645\u062f\u064a\u0631",  # مدير
         "\u067e\u0634\u062a\u064a\u0628\u0627\u0646",  # پشتيبان
-        # What the Persian pages call the computer players, "Computer (hard, seat 2)" among them.
+        # What the Persian pages call, or called, the computer players ("Computer (hard, seat 2)").
         "رایانه",
         "رایانه (سخت، صندلی ۲)",
         "کامپیوتر",

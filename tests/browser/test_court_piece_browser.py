@@ -24,7 +24,7 @@ from games.engine import Card
 from games.engine.actions import ChooseIndicator, PlayCard, RevealTrump
 from games.engine.court_piece import CourtPieceDeal, DealOutcome, DealPhase, playable_cards
 from games.models import MatchSeat
-from games.play.rendering import seat_short_name
+from games.play.rendering import seat_name
 
 from .court_piece_helpers import (
     PERSON,
@@ -179,7 +179,7 @@ def test_court_piece_hidden_trump_and_double_sir_by_clicking(
     expect(table.locator(".court-strip")).to_contain_text("Hidden trump")
     seats = list(MatchSeat.objects.filter(match_id=match_id).order_by("index"))
     assert seats[PERSON].user_id == user.pk
-    names = [seat_short_name(row) for row in seats]
+    names = [seat_name(row) for row in seats]
 
     laid_indicator = asked = pile_shot = False
     largest_pile = 0

@@ -1,5 +1,7 @@
 """Issue 7: the lobby's quick start offers the four computer levels, and computer players' names
-are shown in the reader's language, whoever opened the table."""
+are shown in the reader's language, whoever opened the table. Issue 22: one short name for a
+computer player everywhere ("Hard bot 2"), not "Hard · 2" on the table and "Computer (hard, seat 2)"
+in the history and the replay."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from games.lobby.selectors import computer_player_name
 from games.lobby.services import play_against_computer
 from games.models import Match, MatchSeat, Table
 from games.play.consumers import match_payload
-from games.play.rendering import computer_short_name, seat_name
+from games.play.rendering import seat_name
 from games.play.selectors import match_state_build
 from tests.accounts.players import client_for
 from tests.games.factories import UserFactory
@@ -35,7 +37,7 @@ def lobby_page(client: Client, *, language: str = "en") -> str:
 
 
 def quick_start_form(page: str) -> str:
-    start = page.index(f'action="{reverse("games:play_computer")}"')
+    start = page.index(f'action="{reverse("games:play_computer")}" class="computer-start"')
     return page[start : page.index("</form>", start)]
 
 
@@ -100,7 +102,8 @@ def test_the_quick_start_without_a_level_is_medium_and_nothing_is_remembered():
     client = client_for(user)
     client.post(reverse("games:play_computer"), {"variant": "hokm3", "computer_level": "expert"})
 
-    client.post(reverse("games:play_computer"), {"variant": "hokm2"})
+    # The first is unfinished: the quick start asks, and he ends it to start the next (R8.2).
+    client.post(reverse("games:play_computer"), {"variant": "hokm2", "unfinished": "resign"})
 
     latest = Match.objects.get(variant="hokm2")
     assert [s.computer_level for s in computer_seats(latest)] == ["medium"]
@@ -188,9 +191,9 @@ def test_the_json_protocol_names_computer_players_in_english_whoever_opened_the_
 
     assert [p["name"] for p in payload["players"]] == [
         "Sara",
-        "Computer (expert, seat 2)",
-        "Computer (expert, seat 3)",
-        "Computer (expert, seat 4)",
+        "Expert bot 2",
+        "Expert bot 3",
+        "Expert bot 4",
     ]
 
 
@@ -205,11 +208,23 @@ def test_a_computer_name_comes_from_its_match_seat_and_a_persons_is_stored():
         assert seat_name(computer) != computer.name
 
 
+@pytest.mark.parametrize("page", [*PAGES, "games:my_games", "games:lobby"])
+def test_a_computer_player_has_one_short_name_on_every_page(page):
+    user, match = match_opened_in("en", level="medium")
+    args = [match.pk] if page in PAGES else []
+
+    html = client_for(user).get(reverse(page, args=args)).content.decode()
+
+    for index in (1, 2, 3):
+        assert f"Medium bot {index + 1}" in html
+    assert "Computer (" not in html
+    assert "Medium ·" not in html
+
+
 @pytest.mark.parametrize("language", ["en", "fa"])
-def test_the_replay_labels_computers_by_level_and_seat_as_the_live_table_does(language):
-    """Where room is short (seat plates, hand rows, the score panel, the trick) the replay shows a
-    computer by its level and seat ("Hard · 2"), as the table does: cut, three "Computer (hard…"
-    could not be told apart. The full name stays in the titles, the viewer choice and sentences."""
+def test_the_replay_names_computers_as_the_live_table_does(language):
+    """The plates, the hand rows, the score panel and the script's trick and status line all name
+    a computer as the table does, by the one name ("Hard bot 2")."""
     user, match = match_opened_in("en", level="hard")
     seats = computer_seats(match)
     client = client_for(user)
@@ -221,18 +236,20 @@ def test_the_replay_labels_computers_by_level_and_seat_as_the_live_table_does(la
     data = json.loads(re.search(r'id="replay-data"[^>]*>(.*?)</script>', html, re.S).group(1))
     with translation.override(language):
         for seat in seats:
-            short, full = computer_short_name(level="hard", index=seat.index), seat_name(seat)
-            assert f'title="{full}">{short}</bdi>' in html  # the plate and the score panel
-            assert f"<bdi>{short}</bdi>" in html  # the row of the seat's cards
-            # For the trick and the status line, drawn by the script.
-            assert data["seats"][seat.index]["short_name"] == short
-            assert data["seats"][seat.index]["name"] == full
+            name = seat_name(seat)
+            assert name == computer_player_name(level="hard", index=seat.index)
+            assert f'title="{name}">{name}</bdi>' in html  # the plate and the score panel
+            assert f"<bdi>{name}</bdi>" in html  # the row of the seat's cards
+            assert data["seats"][seat.index] == {
+                "name": name,
+                "side": seat.index % 2,
+                "computer": True,
+            }
 
 
 def test_the_tables_status_lines_name_a_computer_as_its_plate_does():
-    """ "Hard · 2 to play", "Hakem Hard · 2 is choosing the hokm": the same short name as on the
-    computer's plate and in the banners, not "Computer (hard, seat 2)" in one place and the short
-    one in another."""
+    """ "Hard bot 2 to play", "Hakem Hard bot 2 is choosing the hokm": the same name as on the
+    computer's plate and in the banners."""
     from games.bots import greedy_action
     from games.engine import Phase, apply, view
     from games.play.rendering import render_table
@@ -249,13 +266,21 @@ def test_the_tables_status_lines_name_a_computer_as_its_plate_does():
             break
         html = render_table(match=match, seats=seats, state=replace(state, hand=hand), seat=0)
         if seats[on_turn].computer_level:
-            short = computer_short_name(level="hard", index=on_turn)
+            name = f"Hard bot {on_turn + 1}"
             if hand.phase is Phase.CALL:
-                assert f"Hakem {short} is choosing the hokm" in html
+                assert f"Hakem {name} is choosing the hokm" in html
                 seen.add("call")
             elif hand.phase is Phase.PLAY:
-                assert f"{short} to play" in html
-                assert f"{seat_name(seats[on_turn])} to play" not in html
+                assert f"{name} to play" in html
                 seen.add("play")
         hand = apply(hand, greedy_action(view(hand, on_turn)))
     assert "play" in seen, "no computer was on turn"
+
+
+@pytest.mark.parametrize("name", ["Medium bot 2", "Hard bot 4", "Expert bot"])
+def test_no_person_may_go_by_a_computer_players_name(name):
+    from accounts.forms import DisplayNameForm
+
+    form = DisplayNameForm({"display_name": name}, instance=UserFactory())
+
+    assert not form.is_valid()

@@ -19,7 +19,7 @@ LEVELS = ["easy", "medium", "hard", "expert"]
 
 DESCRIPTIONS = {
     "easy": "Plays sensibly but makes mistakes: good for learning.",
-    "medium": "Plays the obvious card every time: the greedy baseline.",
+    "medium": "Always plays the obvious card, without looking ahead.",
     "hard": "Imagines the unseen cards and plays out the hand dozens of times before each card.",
     "expert": "Reads what the others’ plays reveal, searches hundreds of deals, calls trump by "
     "search, and solves the last tricks exactly.",
@@ -27,7 +27,7 @@ DESCRIPTIONS = {
 
 PERSIAN_DESCRIPTIONS = {
     "easy": "منطقی بازی می‌کند ولی اشتباه هم می‌کند: برای یادگرفتن خوب است.",
-    "medium": "همیشه بدیهی‌ترین کارت را بازی می‌کند: سطح پایهٔ حریصانه.",
+    "medium": "همیشه بدیهی‌ترین کارت را بازی می‌کند، بی‌آنکه جلوتر را ببیند.",
     "hard": "پیش از هر کارت، کارت‌های دیده‌نشده را تصور می‌کند و دور را ده‌ها بار تا آخر بازی می‌کند.",
     "expert": "از کارت‌هایی که دیگران بازی می‌کنند دستشان را می‌خواند، صدها پخش کارت را "
     "جست‌وجو می‌کند، حکم را با جست‌وجو تعیین می‌کند و دست‌های آخر را بی‌خطا حل می‌کند.",

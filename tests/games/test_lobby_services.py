@@ -292,7 +292,7 @@ def test_start_fills_the_empty_seats_with_computers_at_the_tables_level():
     seats = list(MatchSeat.objects.filter(match=match).order_by("index"))
     assert [seat.user_id for seat in seats] == [table.created_by_id, None, guest.pk, None]
     assert [seat.computer_level for seat in seats] == [None, "hard", None, "hard"]
-    assert seats[1].name == computer_player_name(level="hard", index=1) == "Computer (hard, seat 2)"
+    assert seats[1].name == computer_player_name(level="hard", index=1) == "Hard bot 2"
     assert list(
         Seat.objects.filter(table=table).order_by("index").values_list("computer_level", flat=True)
     ) == [None, "hard", None, "hard"]

@@ -228,7 +228,7 @@ def test_card_texts_are_stored_as_written_R1_2():
 
 def test_export_names_computer_players_by_their_seat_after_the_partner_draw_R2_3():
     """RECORD.md: ``players`` are in play order after the re-seating of R2.3. A computer player's
-    stored name carries the seat it sat down in; the export gave "Computer (hard, seat 2)" for
+    stored name carries the seat it sat down in; the export gave "Hard bot 2" for
     seat 1 and the other way round. It now names each seat as the replay does."""
     seats = [
         SeatSpec(name=computer_player_name(level="hard", index=i), computer_level="hard")

@@ -1,10 +1,9 @@
-"""Issue 7: names on the live table where room is short.
+"""Issues 7 and 22: names on the live table where room is short.
 
-A computer player's full name ("Computer (hard, seat 2)") does not fit a seat plate, and cut at
-the end it loses the seat that tells three computers apart (in Persian, cut at the wrong end, it
-lost its first word). Plates, the score panel and the names under played cards show a short form,
-its level and seat ("Hard · 2"), with the full name as the title and for screen readers; a
-person's name is shown as it is, the page cutting a long one at its own end (``dir="auto"``).
+A computer player has one short name everywhere (issue 22): its level and seat ("Hard bot 2"),
+on the plate, in the score panel, under played cards, in the status lines and in the title. The
+"Computer" badge on its plate says the rest. A person's name is shown as it is, the page cutting a
+long one at its own end (``dir="auto"``).
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from games.engine import Phase
 from games.lobby.selectors import computer_player_name
 from games.lobby.services import play_against_computer
 from games.models import Match, MatchSeat
-from games.play.rendering import computer_short_name, render_table, seat_name, seat_short_name
+from games.play.rendering import render_table, seat_name
 from games.play.selectors import match_state_build
 from games.play.services import SeatSpec
 from tests.accounts.players import client_for
@@ -32,13 +31,11 @@ pytestmark = pytest.mark.django_db
 PERSIAN_NAME = "شهرزاد خسروشاهی بزرگ‌مهر"  # a long display name (40 characters at most)
 LATIN_NAME = "Maximilian von Humboldt-Ross"
 
-SHORT = {
-    ("en", "hard", 1): "Hard · 2",
-    ("en", "expert", 3): "Expert · 4",
-    ("en", "easy", 2): "Easy · 3",
-    ("fa", "hard", 1): "سخت · 2",
-    ("fa", "expert", 3): "استاد · 4",
-    ("fa", "medium", 2): "متوسط · 3",
+NAMES = {
+    ("hard", 1): "Hard bot 2",
+    ("expert", 3): "Expert bot 4",
+    ("easy", 2): "Easy bot 3",
+    ("medium", 0): "Medium bot 1",
 }
 
 
@@ -73,42 +70,42 @@ def score_names(html: str) -> list[str]:
     )
 
 
-def short_label(*, full: str, short: str) -> str:
-    """What a computer seat's name is drawn as where room is short."""
-    return (
-        f'<bdi class="seat-label" dir="auto" title="{escape(full)}" aria-hidden="true">'
-        f'{escape(short)}</bdi><span class="visually-hidden">{escape(full)}</span>'
-    )
-
-
-def whole_label(name: str) -> str:
+def label(name: str) -> str:
+    """What a seat's name is drawn as where room is short, a computer's as a person's."""
     return f'<bdi class="seat-label" dir="auto" title="{escape(name)}">{escape(name)}</bdi>'
 
 
 # -- the helpers -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("language", "level", "index"), list(SHORT))
-def test_a_computer_players_short_name_is_its_level_and_seat(language, level, index):
-    with translation.override(language):
-        assert computer_short_name(level=level, index=index) == SHORT[language, level, index]
+@pytest.mark.parametrize(("level", "index"), list(NAMES))
+def test_a_computer_players_name_is_its_level_and_seat(level, index):
+    with translation.override("en"):
+        assert computer_player_name(level=level, index=index) == NAMES[level, index]
 
 
-def test_a_persons_short_name_is_the_name_itself():
-    seat = MatchSeat(index=2, name=PERSIAN_NAME)
+def test_a_computer_players_persian_name_has_its_persian_level_and_seat():
+    with translation.override("fa"):
+        name = computer_player_name(level="hard", index=1)
+    assert "سخت" in name
+    assert "2" in name
+    assert "hard" not in name.lower()
+
+
+def test_a_seats_name_is_the_computers_one_name_or_the_persons_as_stored():
+    person = MatchSeat(index=2, name=PERSIAN_NAME)
     computer = MatchSeat(index=1, name="Computer (hard, seat 2)", computer_level="hard")
 
-    with translation.override("fa"):
-        assert seat_short_name(seat) == seat_name(seat) == PERSIAN_NAME
-        assert seat_short_name(computer) == "سخت · 2"
-        assert seat_name(computer) == "رایانه (سخت، صندلی 2)"
+    with translation.override("en"):
+        assert seat_name(person) == PERSIAN_NAME
+        assert seat_name(computer) == "Hard bot 2"
 
 
 # -- the live page -------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("language", ["en", "fa"])
-def test_the_plates_show_a_computer_by_level_and_seat_with_the_full_name_in_the_title(language):
+def test_the_plates_show_a_computer_by_its_one_name_said_once(language):
     user = UserFactory(display_name="Sara")
     match = play_against_computer(user=user, computer_level="hard")
 
@@ -116,40 +113,31 @@ def test_the_plates_show_a_computer_by_level_and_seat_with_the_full_name_in_the_
 
     with translation.override(language):
         for index in (1, 2, 3):
-            full = computer_player_name(level="hard", index=index)
-            short = computer_short_name(level="hard", index=index)
-            assert plate_name(html, index) == short_label(full=full, short=short)
-    # The plate still says it is a computer, and the seat's region is named in full.
+            name = computer_player_name(level="hard", index=index)
+            assert plate_name(html, index) == label(name)
+            # Not a second, longer name for screen readers beside the one shown.
+            assert html.count(f'<span class="visually-hidden">{name}</span>') == 0
+    # The plate still says it is a computer, once.
     assert html.count('class="seat-badge seat-badge--bot"') == 3
+    assert "Computer (" not in html
+    assert " · 2<" not in html
     if language == "en":
-        assert 'aria-label="Seat 2: Computer (hard, seat 2)"' in html
-        assert ">Hard · 2</bdi>" in html
-    else:
-        assert ">سخت · 2</bdi>" in html
-        assert 'title="رایانه (سخت، صندلی 2)"' in html
+        assert 'aria-label="Seat 2: Hard bot 2"' in html
+        assert ">Hard bot 2</bdi>" in html
 
 
 @pytest.mark.parametrize("language", ["en", "fa"])
-def test_the_score_panel_names_each_side_by_its_short_names(language):
+def test_the_score_panel_names_each_side_by_its_players_names(language):
     user = UserFactory(display_name="Sara")
     match = play_against_computer(user=user, computer_level="expert")
 
     html = page(client_for(user), match, language)
 
     with translation.override(language):
-        label = {
-            i: short_label(
-                full=computer_player_name(level="expert", index=i),
-                short=computer_short_name(level="expert", index=i),
-            )
-            for i in (1, 2, 3)
-        }
+        names = {i: label(computer_player_name(level="expert", index=i)) for i in (1, 2, 3)}
     and_ = '<span class="score__and">&amp;</span>'
     # Partners sit opposite (R1.2): Sara with seat 3, seats 2 and 4 together; the viewer's first.
-    assert score_names(html) == [
-        whole_label("Sara") + and_ + label[2],
-        label[1] + and_ + label[3],
-    ]
+    assert score_names(html) == [label("Sara") + and_ + names[2], names[1] + and_ + names[3]]
 
 
 @pytest.mark.parametrize("language", ["en", "fa"])
@@ -166,16 +154,16 @@ def test_a_persons_name_is_shown_whole_and_cut_in_its_own_direction(language):
 
     html = page(client_for(sara), match, language)
 
-    assert plate_name(html, 1) == whole_label(PERSIAN_NAME)
-    assert plate_name(html, 2) == whole_label(LATIN_NAME)
-    assert plate_name(html, 0).startswith(whole_label("Sara") + '<span class="seat__you">')
-    assert whole_label(PERSIAN_NAME) in score_names(html)[1]
+    assert plate_name(html, 1) == label(PERSIAN_NAME)
+    assert plate_name(html, 2) == label(LATIN_NAME)
+    assert plate_name(html, 0).startswith(label("Sara") + '<span class="seat__you">')
+    assert label(PERSIAN_NAME) in score_names(html)[1]
     with translation.override(language):
-        short = computer_short_name(level="medium", index=3)
-    assert f'aria-hidden="true">{short}</bdi>' in plate_name(html, 3)
+        name = computer_player_name(level="medium", index=3)
+    assert plate_name(html, 3) == label(name)
 
 
-def test_the_fragment_sent_after_a_move_shows_short_names_under_the_played_cards():
+def test_the_fragment_sent_after_a_move_names_the_computers_under_the_played_cards():
     sara = UserFactory()
     match = MatchFactory(
         seed=7,
@@ -196,9 +184,7 @@ def test_the_fragment_sent_after_a_move_shows_short_names_under_the_played_cards
         for index in players:
             if index == 0:
                 continue
-            full = computer_player_name(level="hard", index=index)
-            short = computer_short_name(level="hard", index=index)
-            assert short_label(full=full, short=short) in html
+            assert label(computer_player_name(level="hard", index=index)) in html
     who = re.findall(r'<span class="trick__who[^"]*">(.*?)</span>\s*</div>', html, re.S)
     assert len(who) == 2
     assert all("seat-label" in w or w == "شما" for w in who)
