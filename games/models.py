@@ -240,6 +240,13 @@ class Match(models.Model):
         FINISHED = "finished", _("finished")
         ABANDONED = "abandoned", _("abandoned")
 
+    class EndedBy(models.TextChoices):
+        """How a match over came to its end, when not by its score (R7.1)."""
+
+        SCORE = "", _("score")
+        RESIGN = "resign", _("resignation")
+        ABANDON = "abandon", _("abandonment")
+
     table = models.ForeignKey(
         Table,
         verbose_name=_("table"),
@@ -278,6 +285,17 @@ class Match(models.Model):
     )
     scores = models.JSONField(_("scores"), default=list, help_text=_("Points per side."))
     winner_side = models.PositiveSmallIntegerField(_("winning side"), null=True, blank=True)
+    # Set with the status by games.play.services: a resignation finishes the match (R8), a match
+    # nobody played for long is abandoned by the worker.
+    ended_by = models.CharField(
+        _("ended by"), max_length=10, choices=EndedBy, default=EndedBy.SCORE, blank=True
+    )
+    resigned_seat = models.PositiveSmallIntegerField(
+        _("resigned seat"),
+        null=True,
+        blank=True,
+        help_text=_("The seat whose player resigned, when the match ended by resignation."),
+    )
     imported = models.BooleanField(_("imported"), default=False)
     rated = models.BooleanField(
         _("rated"),

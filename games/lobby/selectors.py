@@ -10,11 +10,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
-from django.utils.translation import gettext as _
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.utils.text import capfirst
+from django.utils.translation import pgettext
 
 from games.engine import get_variant
-from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
+from games.models import ComputerLevel, Match, MatchEvent, MatchSeat, Seat, Table
 from games.play.presence import players_connected
 from games.ratings.selectors import RatingShown, ratings_by_variant, ratings_for
 
@@ -38,11 +40,15 @@ def player_name(user: User) -> str:
 
 
 def computer_player_name(*, level: str, index: int) -> str:
-    """The name of a computer player: its level and seat (numbered from 1, as shown)."""
-    return _("Computer (%(level)s, seat %(seat)s)") % {
-        "level": ComputerLevel(level).label,
-        "seat": index + 1,
-    }
+    """A computer player's one name, on every page, in the records and in the JSON protocol: its
+    level and its seat, counted from 1 ("Medium bot 3").
+
+    The seat number is always there, not only when two computers of one level meet: a page that
+    names one seat (a lobby list, an export) then gives the same name as the table, and three
+    "Medium bot" at one table can be told apart.
+    """
+    name = pgettext("a computer player's name: its level and seat number", "%(level)s bot %(seat)s")
+    return name % {"level": capfirst(ComputerLevel(level).label), "seat": index + 1}
 
 
 #: Where each seat is drawn around the table, by its place counted from the viewer's seat in play
@@ -252,14 +258,44 @@ def table_current_match_id(*, table: Table) -> int | None:
 
 
 def user_matches_in_progress(*, user: User | AnonymousUser, limit: int = 20) -> list[Match]:
-    """Matches being played with ``user`` in a seat, newest first, with their seats: two queries."""
+    """Matches being played with ``user`` and other people in their seats, newest first, with
+    their seats: two queries. His matches against the computer alone are
+    :func:`user_computer_matches_unfinished`'s."""
     if not user.is_authenticated:
         return []
     return list(
-        Match.objects.filter(status=Match.Status.PLAYING, seats__user=user)
+        Match.objects.filter(
+            Exists(_other_people(user)), status=Match.Status.PLAYING, seats__user=user
+        )
         .distinct()
         .order_by("-pk")
         .prefetch_related(Prefetch("seats", queryset=MatchSeat.objects.order_by("index")))[:limit]
+    )
+
+
+def user_computer_matches_unfinished(*, user: User | AnonymousUser, limit: int = 20) -> list[Match]:
+    """The matches against the computer ``user`` has not finished, to resume (R8.2): being
+    played, with no person in them but him. The last changed first, each with its seats and
+    ``changed_at``, when it last changed (the worker ends it as abandoned a while after that):
+    two queries."""
+    if not user.is_authenticated:
+        return []
+    latest = MatchEvent.objects.filter(match=OuterRef("pk"), version=OuterRef("version"))
+    return list(
+        Match.objects.filter(status=Match.Status.PLAYING, seats__user=user)
+        .exclude(Exists(_other_people(user)))
+        .annotate(changed_at=Coalesce(Subquery(latest.values("created_at")[:1]), "created_at"))
+        .distinct()
+        .order_by("-changed_at", "-pk")
+        .prefetch_related(Prefetch("seats", queryset=MatchSeat.objects.order_by("index")))[:limit]
+    )
+
+
+def _other_people(user: User) -> QuerySet[MatchSeat]:
+    """The seats of the outer match taken by people other than ``user`` (a deleted account's seat
+    included: a person played it)."""
+    return MatchSeat.objects.filter(match=OuterRef("pk"), computer_level__isnull=True).exclude(
+        user=user
     )
 
 

@@ -37,6 +37,7 @@ from games.engine import (
     DEFAULT_TARGET,
     GAME_VARIANTS,
     CourtPieceOptions,
+    IllegalActionError,
     OptionsError,
     get_variant,
 )
@@ -44,9 +45,10 @@ from games.lobby.selectors import (
     TABLE_IDLE_SECONDS,
     computer_player_name,
     player_name,
+    user_computer_matches_unfinished,
 )
-from games.models import ComputerLevel, Match, Seat, Table
-from games.play.services import SeatSpec, match_create
+from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
+from games.play.services import SeatSpec, match_create, match_resign
 from games.ratings.selectors import rating_of
 from lib.errors import ApplicationError
 from lib.realtime import send_on_commit
@@ -437,6 +439,35 @@ def table_start(*, table: Table, user: User) -> Match:
     return match
 
 
+class UnfinishedMatchError(TableError):
+    """The player has matches against the computer he has not finished (``matches``): he chooses
+    to resume one, or to resign them and start a new one (R8.2)."""
+
+    def __init__(self, matches: Sequence[Match]) -> None:
+        super().__init__(
+            ngettext(
+                "Your last match against the computer is not finished: "
+                "resume it, or resign it and start a new one.",
+                "Your last matches against the computer are not finished: "
+                "resume one, or resign them and start a new one.",
+                len(matches),
+            ),
+            code="unfinished_match",
+        )
+        self.matches = list(matches)
+
+
+#: The most unfinished matches against the computer one quick start resigns; more than a few
+#: come only from programs (``games.play.api`` starts without asking).
+UNFINISHED_MAX = 20
+
+
+#: What :func:`play_against_computer` does when the player has unfinished matches against the
+#: computer: start another anyway (programs, ``games.play.api``), refuse with
+#: :class:`UnfinishedMatchError` (the lobby's quick start asks first), or resign them first.
+IF_UNFINISHED = ("open", "ask", "resign")
+
+
 def play_against_computer(
     *,
     user: User,
@@ -445,17 +476,29 @@ def play_against_computer(
     computer_level: str = ComputerLevel.MEDIUM,
     options: dict[str, Any] | None = None,
     max_deals: int | None = None,
+    if_unfinished: str = "open",
 ) -> Match:
     """One click: a private table with ``user`` at seat 0 and computer players of
     ``computer_level`` in the other seats, its match started at once.
 
     An unknown level is refused (``TableError``) before anything is created. ``target`` defaults
     to the variant's (:func:`default_target`); a Court Piece table takes its default settings.
+    ``if_unfinished`` (one of :data:`IF_UNFINISHED`) says what becomes of his matches against the
+    computer that are still being played; resigning them and starting the new one are one
+    transaction, so a refused start resigns nothing.
     """
+    if if_unfinished not in IF_UNFINISHED:
+        raise ValueError(f"if_unfinished is one of {IF_UNFINISHED}, not {if_unfinished!r}")
     _require_may_play(user)
     if target is None:
         target = default_target(variant)
     with transaction.atomic(durable=True):
+        if if_unfinished != "open":
+            unfinished = user_computer_matches_unfinished(user=user, limit=UNFINISHED_MAX)
+            if unfinished and if_unfinished == "ask":
+                raise UnfinishedMatchError(unfinished)
+            for match in unfinished:
+                _resign_as(match=match, user=user)
         table = table_create(
             user=user,
             name="",
@@ -472,6 +515,27 @@ def play_against_computer(
             max_deals=max_deals,
         )
         return table_start(table=table, user=user)
+
+
+def computer_match_resign(*, match_id: int, user: User) -> Match:
+    """``user`` resigns his unfinished match against the computer from the lobby (R8): he loses
+    it at once (``games.play.services.match_resign``). Refused with ``TableError`` for a match
+    that is not one of his against the computer, or is over already."""
+    match = Match.objects.filter(pk=match_id, seats__user=user).first()
+    if match is None or match.status != Match.Status.PLAYING:
+        raise TableError(_("This match is over already."))
+    if match.pk not in {m.pk for m in user_computer_matches_unfinished(user=user)}:
+        raise TableError(_("Only a match against the computer can be resigned here."))
+    return _resign_as(match=match, user=user)
+
+
+def _resign_as(*, match: Match, user: User) -> Match:
+    seat = MatchSeat.objects.get(match=match, user=user).index
+    try:
+        return match_resign(match=match, seat=seat)
+    except IllegalActionError:
+        # Over meanwhile (the worker abandoned it, or another tab resigned it).
+        raise TableError(_("This match is over already.")) from None
 
 
 def tables_idle_close(*, now: datetime | None = None, limit: int = 100) -> int:

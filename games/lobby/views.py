@@ -31,6 +31,7 @@ from games.lobby.selectors import (
     table_can_view,
     table_for_invite,
     table_view,
+    user_computer_matches_unfinished,
     user_matches_in_progress,
     user_open_tables,
 )
@@ -40,6 +41,8 @@ from games.lobby.services import (
     TARGET_MIN,
     TARGET_PRESETS,
     TableError,
+    UnfinishedMatchError,
+    computer_match_resign,
     default_target,
     play_against_computer,
     table_create,
@@ -47,7 +50,9 @@ from games.lobby.services import (
     table_leave_seat,
     table_start,
 )
+from games.lobby.start_views import quick_start_url
 from games.models import VARIANT_CHOICES, ComputerLevel, Table
+from games.play.services import abandon_after
 
 #: How many invites a session remembers (the oldest are forgotten first).
 INVITED_SESSION_LIMIT = 50
@@ -62,6 +67,9 @@ def lobby(request: HttpRequest) -> HttpResponse:
             # Rendered once per state of the list (games.lobby.rendering).
             "tables_html": lobby_tables_html(tables=lobby_tables()),
             "my_matches": user_matches_in_progress(user=request.user),
+            # Offered to resume before a new quick start (R8.2).
+            "computer_unfinished": user_computer_matches_unfinished(user=request.user),
+            "abandon_days": abandon_after().days,
             "my_tables": user_open_tables(user=request.user),
             "live_matches": matches_to_watch(),
             "variants": VARIANT_CHOICES,
@@ -161,8 +169,18 @@ def table_start_view(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
 
 @require_POST
 def play_computer(request: HttpRequest) -> HttpResponse:
+    """The quick start against the computer; with ``resign`` (a match id), the lobby's "Resign"
+    of an unfinished match against the computer instead.
+
+    A player with an unfinished match against the computer is asked first (R8.2): the page
+    offers to resume it, or to resign it and start the new one, which posts again with
+    ``unfinished=resign``.
+    """
     if not request.user.is_authenticated:
-        return redirect_to_login(reverse("games:lobby"))
+        # Back to the game he picked once signed in: the POST itself cannot be replayed.
+        return redirect_to_login(quick_start_url(request.POST))
+    if "resign" in request.POST:
+        return _computer_match_resign(request)
     variant = request.POST.get("variant", "hokm4")
     # Medium unless chosen, and never remembered: each quick start asks afresh.
     computer_level = request.POST.get("computer_level", ComputerLevel.MEDIUM)
@@ -191,7 +209,17 @@ def play_computer(request: HttpRequest) -> HttpResponse:
             computer_level=computer_level,
             options=options,
             max_deals=max_deals,
+            if_unfinished="resign" if request.POST.get("unfinished") == "resign" else "ask",
         )
+    except UnfinishedMatchError as unfinished:
+        # The same game again, once he has chosen: every field as he sent it.
+        fields = [
+            (name, request.POST[name])
+            for name in ("variant", "computer_level", "target", "options", "max_deals")
+            if name in request.POST
+        ]
+        context = {"matches": unfinished.matches, "fields": fields, "question": unfinished.message}
+        return render(request, "games/computer_unfinished.html", context)
     except TableError as error:
         messages.error(request, error.message)
         return redirect("games:lobby")
@@ -199,6 +227,24 @@ def play_computer(request: HttpRequest) -> HttpResponse:
 
 
 # -- helpers -------------------------------------------------------------------------------------
+
+
+def _computer_match_resign(request: HttpRequest) -> HttpResponse:
+    assert request.user.is_authenticated, "play_computer sends visitors to sign in"
+    match_id = request.POST["resign"]
+    try:
+        if not (match_id.isascii() and match_id.isdigit() and len(match_id) <= 18):
+            raise TableError(_("This match is over already."))
+        match = computer_match_resign(match_id=int(match_id), user=request.user)
+    except TableError as error:
+        messages.error(request, error.message)
+    else:
+        messages.info(
+            request,
+            _("You resigned the match against the computer (%(variant)s).")
+            % {"variant": match.get_variant_display()},
+        )
+    return redirect("games:lobby")
 
 
 def _visible_table(request: HttpRequest, table_id: int) -> Table:

@@ -1,4 +1,5 @@
-"""The worker: computer players move, the next hand is dealt and turn clocks run out, on time.
+"""The worker: computer players move, the next hand is dealt and turn clocks run out, on time;
+now and then it also ends the matches nobody has played for a week (R8.2).
 
 Every match being played stores when its next automatic step is due (``Match.step_at``, set by
 ``games.play.services``): a computer player's move after a short natural delay, the next deal after
@@ -43,7 +44,8 @@ POLL_SECONDS = 0.2
 BATCH = 50
 #: A step that failed is tried again this much later.
 FAILED_STEP_RETRY_SECONDS = 5.0
-#: How often dead sockets' presence rows are swept, and idle open tables closed.
+#: How often dead sockets' presence rows are swept, idle open tables closed and matches nobody
+#: has played for long ended as abandoned (``games.play.services.matches_idle_abandon``).
 SWEEP_EVERY_SECONDS = 60.0
 
 
@@ -185,11 +187,13 @@ class Worker:
         # Imported here: the lobby's services import match services, which import this module.
         from games.lobby.services import tables_idle_close
         from games.play.presence import connections_sweep
+        from games.play.services import matches_idle_abandon
 
         if time.monotonic() - self._swept >= SWEEP_EVERY_SECONDS:
             self._swept = time.monotonic()
             connections_sweep()
             tables_idle_close()
+            matches_idle_abandon()
 
     def _seeks_pair(self) -> None:
         # The seek pool's windows widen with time: a waiting seek is tried again every second.

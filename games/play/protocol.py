@@ -2,8 +2,8 @@
 
 Every message is a JSON object ``{"type": ..., "version": ..., "data": ...}`` (docs/protocol.md).
 Clients send ``action`` (with a ``client_seq``), ``resync`` (with ``since``, the last version seen),
-``ping``, ``chat``, ``back`` and ``leave``; the server answers with ``state``, ``event``, ``ack``,
-``error``, ``pong``, ``presence``, ``chat`` and ``chat_history``.
+``ping``, ``chat``, ``back``, ``leave`` and ``resign``; the server answers with ``state``,
+``event``, ``ack``, ``error``, ``pong``, ``presence``, ``chat`` and ``chat_history``.
 Parsing never raises anything but :class:`ProtocolError`, whose code and message go back to the
 client in an error frame.
 """
@@ -66,7 +66,14 @@ class SeatMessage:
     back: bool
 
 
-ClientMessage = ActionMessage | ResyncMessage | PingMessage | ChatRequest | SeatMessage
+@dataclass(frozen=True, slots=True)
+class ResignMessage:
+    """``resign``: the player's side loses the match at once (R8; ``match_resign``)."""
+
+
+ClientMessage = (
+    ActionMessage | ResyncMessage | PingMessage | ChatRequest | SeatMessage | ResignMessage
+)
 
 
 def parse_client_message(text: str | None, *, seat: int | None) -> ClientMessage:
@@ -97,6 +104,10 @@ def parse_client_message(text: str | None, *, seat: int | None) -> ClientMessage
         if seat is None:
             raise ProtocolError("not_seated", "spectators have no seat to leave or take back")
         return SeatMessage(back=kind == "back")
+    if kind == "resign":
+        if seat is None:
+            raise ProtocolError("not_seated", "spectators have no seat to resign")
+        return ResignMessage()
     if kind != "action":
         raise ProtocolError("unknown_type", f"unknown message type {_shown(kind)}")
     client_seq = _int(data.get("client_seq"), "client_seq")

@@ -12,13 +12,17 @@ expect to run inside the caller's transaction.
 from __future__ import annotations
 
 import copy
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from games.bots import DEFAULT_LEVEL, greedy_action
@@ -61,6 +65,7 @@ from games.models import (
     ComputerLevel,
     Hand,
     Match,
+    MatchEvent,
     MatchSeat,
     Table,
     Trick,
@@ -77,6 +82,8 @@ from games.ratings.services import match_ratings_apply
 
 if TYPE_CHECKING:
     from accounts.models import User
+
+logger = logging.getLogger(__name__)
 
 NAME_MAX_LENGTH = cast(int, MatchSeat._meta.get_field("name").max_length)  # a CharField has one
 TARGET_MAX = 2**31 - 1  # Match.target is a PositiveIntegerField
@@ -611,6 +618,163 @@ def _seat_status_set(*, match: Match | int, seat: int, status: str) -> Match:
         if status == MatchSeat.Status.LEFT:
             autoplay_on_commit(locked.pk)  # the computer may be on turn for him now
     return locked
+
+
+# -- the end of a match before its score decides it: resigning, abandoning (R8) ----------------
+
+
+class ResignRefusedError(IllegalActionError):
+    """A resignation the platform rules refuse; nothing changed. ``code`` says why: the match is
+    over already (``match_over``), or a person shares the seat's side (``resign_not_allowed``)."""
+
+    def __init__(self, message: str, *, code: str, seat: int) -> None:
+        self.code = code
+        super().__init__(message, seat=seat)
+
+
+def resign_allowed(*, variant: str, seats: Sequence[MatchSeat], seat: int) -> bool:
+    """Whether the person at ``seat`` may resign: no other person plays on his side.
+
+    Resigning loses the match for the whole side, so a person decides it for himself and his
+    computer partner only: alone on his side (``hokm2``, ``hokm3``) or with a computer partner.
+    With a person as partner he may leave instead (R8.1), and the computer plays his seat.
+    """
+    rules = get_variant(variant)
+    side = rules.side_of(seat)
+    return all(
+        row.user_id is None
+        for row in seats
+        if row.index != seat and rules.side_of(row.index) == side
+    )
+
+
+def resign_winner(*, variant: str, scores: Sequence[int], seat: int) -> int:
+    """The side that wins when the player at ``seat`` resigns: the other side, or with three
+    sides (``hokm3``) the opponent with the most points; between opponents level on points, the
+    first after the resigning seat in play order (R1.3)."""
+    rules = get_variant(variant)
+    side = rules.side_of(seat)
+    order = [(side + step) % rules.sides for step in range(1, rules.sides)]
+    return max(order, key=lambda other: (scores[other], -order.index(other)))
+
+
+def match_resign(*, match: Match | int, seat: int) -> Match:
+    """The person at ``seat`` resigns: his side loses the match at once (R8).
+
+    The match is finished with the opponents as winner (:func:`resign_winner`), its scores as
+    they stand; a rated match changes its players' ratings as for any finished match, the side
+    that resigned placed last (``games.ratings.services.match_outcome_of``). The hand being
+    played stays unfinished, so the match's game record is incomplete (RECORD.md). Refused with
+    :class:`ResignRefusedError` when the match is over (resigning twice included) or a person
+    shares his side (:func:`resign_allowed`), and with ``IllegalActionError`` for a seat that is
+    not a person's. Not durable: the lobby ends a match this way inside its own transaction.
+    """
+    with transaction.atomic():
+        locked = _match_lock(match)
+        seats = _seats_of(locked)
+        row = _person_seat(seats, seat)
+        if locked.status != Match.Status.PLAYING:
+            message = (
+                "you resigned already: the match is over"
+                if locked.ended_by == Match.EndedBy.RESIGN and locked.resigned_seat == seat
+                else "the match is over"
+            )
+            raise ResignRefusedError(message, code=MatchOverError.code, seat=seat)
+        if not resign_allowed(variant=locked.variant, seats=seats, seat=row.index):
+            raise ResignRefusedError(
+                "a person plays on your side: leave the match instead",
+                code="resign_not_allowed",
+                seat=seat,
+            )
+        position = match_position(match=locked, locked=True)
+        now = timezone.now()
+        locked.status = Match.Status.FINISHED
+        locked.ended_by = Match.EndedBy.RESIGN
+        locked.resigned_seat = seat
+        locked.winner_side = resign_winner(variant=locked.variant, scores=locked.scores, seat=seat)
+        locked.finished_at = now
+        locked.step_at = None
+        data: dict[str, Any] = {
+            "seat": seat,
+            "scores": list(locked.scores),
+            "match_winner": locked.winner_side,
+        }
+        # Exactly once, in this transaction: the match's row lock is held (docs/ratings.md).
+        ratings = match_ratings_apply(match=locked, seats=seats, now=now)
+        if locked.rated:
+            data["ratings"] = ratings
+        fields = ["status", "ended_by", "resigned_seat", "winner_side", "finished_at", "step_at"]
+        _bump(locked, kind="resign", data=data, fields=fields, at=position)
+        _match_finished_on_commit(locked.pk)
+    return locked
+
+
+#: Seconds a match may go without a change before the worker ends it as abandoned: a week, so a
+#: match against the computer can be resumed for that long (R8.2 asks for 10 minutes at least).
+#: ``settings.HOKM_ABANDON_AFTER_SECONDS`` overrides it.
+ABANDON_AFTER = 7 * 24 * 60 * 60
+
+
+def abandon_after() -> timedelta:
+    """How long a match may go without a change before the worker ends it as abandoned."""
+    seconds = float(getattr(settings, "HOKM_ABANDON_AFTER_SECONDS", ABANDON_AFTER))
+    return timedelta(seconds=seconds)
+
+
+def match_abandon(*, match: Match | int, now: datetime | None = None) -> bool:
+    """End a match nobody has played for :func:`abandon_after`: status abandoned, no winner, no
+    rating changed, its scores as they stand. Under the row lock the match is looked at again: a
+    change since (a move, a player back) keeps it going. Returns True when it was ended."""
+    now = now or timezone.now()
+    with transaction.atomic(durable=True):
+        locked = _match_lock(match)
+        if locked.status != Match.Status.PLAYING or _last_change(locked) > now - abandon_after():
+            return False
+        locked.status = Match.Status.ABANDONED
+        locked.ended_by = Match.EndedBy.ABANDON
+        locked.finished_at = now
+        locked.step_at = None
+        position = match_position(match=locked, locked=True)
+        fields = ["status", "ended_by", "finished_at", "step_at"]
+        _bump(
+            locked, kind="abandon", data={"scores": list(locked.scores)}, fields=fields, at=position
+        )
+    return True
+
+
+def matches_idle_abandon(*, now: datetime | None = None, limit: int = 100) -> int:
+    """End as abandoned the matches being played that nobody has changed for
+    :func:`abandon_after` (:func:`match_abandon`); how many were ended. The worker calls it on its
+    sweep.
+
+    A change is anything that bumped the match's version: a move by anyone, a deal, a seat left or
+    taken back, a clock started. A match that stands still for that long waits for a person: his
+    turn with no clock, or a clock stopped because nobody was connected (R8.2). Matches whose
+    persons all left are played to their end by the computer and are not found here.
+    """
+    now = now or timezone.now()
+    latest = MatchEvent.objects.filter(match=OuterRef("pk"), version=OuterRef("version"))
+    idle = (
+        Match.objects.filter(status=Match.Status.PLAYING)
+        .annotate(changed_at=Coalesce(Subquery(latest.values("created_at")[:1]), "created_at"))
+        .filter(changed_at__lt=now - abandon_after())
+        .order_by("changed_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    ended = sum(match_abandon(match=match_id, now=now) for match_id in list(idle))
+    if ended:
+        logger.info("ended %d abandoned matches", ended)
+    return ended
+
+
+def _last_change(match: Match) -> datetime:
+    """When the match's current version was made: its logged event, else its creation."""
+    at = (
+        MatchEvent.objects.filter(match=match, version=match.version)
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    return at or match.created_at
 
 
 def match_clock_resume(*, match: Match | int) -> bool:

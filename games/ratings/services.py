@@ -17,6 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from games.engine import get_variant
 from games.models import Match, MatchSeat, Rating, RatingChange
 from games.ratings.model import (
     MU,
@@ -46,10 +47,17 @@ class RatingError(Exception):
 
 
 def match_outcome_of(match: Match, seats: Sequence[MatchSeat]) -> Outcome:
-    """The rated outcome of a finished match: its result, and who left it (R8.1, a loss)."""
+    """The rated outcome of a finished match: its result, and who left it (R8.1, a loss).
+
+    A side that resigned is placed last, alone, whatever its points: in ``hokm3`` it may have more
+    than the opponent who did not win, who still places above it.
+    """
     left = [s.index for s in seats if s.user_id is not None and s.status == MatchSeat.Status.LEFT]
+    scores = list(match.scores)
+    if match.ended_by == Match.EndedBy.RESIGN and match.resigned_seat is not None:
+        scores[get_variant(match.variant).side_of(match.resigned_seat)] = -1  # below any score
     return match_outcome(
-        variant=match.variant, winner_side=match.winner_side, scores=match.scores, left=left
+        variant=match.variant, winner_side=match.winner_side, scores=scores, left=left
     )
 
 

@@ -11,8 +11,8 @@
      the cards picked kept when the same table comes again;
    - one action at a time until the next table arrives; the connection state; dismissing errors;
    - the table chat: its forms send chat messages (no client_seq), the log stays scrolled down;
-   - the turn clock counting down, "I'm back" and "Leave the match", and the version the page saw
-     when it reconnects. */
+   - the turn clock counting down, "I'm back", "Leave the match" and "Resign" (asked first in the
+     page's confirm dialog), and the version the page saw when it reconnects. */
 (function () {
   "use strict";
 
@@ -347,13 +347,16 @@
     }
   });
 
-  /* "I'm back" and "Leave the match" (R8.1): {"type": "back"} or {"type": "leave"}, no client_seq
-     (taking the seat back twice, or leaving twice, changes nothing). Leaving asks first. */
+  /* "I'm back", "Leave the match" (R8.1) and "Resign" (R8): {"type": "back"}, {"type": "leave"}
+     or {"type": "resign"}, no client_seq (taking the seat back twice, or leaving twice, changes
+     nothing; resigning twice is refused). Leaving and resigning ask first, in the page's dialog. */
   function sendSeat(form, event) {
-    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+    if (form.dataset.confirm && !form._hokmConfirmed) {
       event.preventDefault();
+      confirmAsk(form.dataset.confirm, form.dataset.seatForm);
       return;
     }
+    form._hokmConfirmed = false;
     var parameters = event.detail.parameters;
     Object.keys(parameters).forEach(function (key) {
       delete parameters[key];
@@ -361,6 +364,60 @@
     parameters.type = form.dataset.seatForm;
     event.detail.headers = null;
   }
+
+  /* The confirm dialog (templates/games/_confirm_dialog.html) lives outside #table: the table,
+     and the form that asked, may be replaced while it is open. A yes submits the form of that
+     kind in the table as it is then, if it is still there (the match may have ended meanwhile). */
+  function confirmAsk(question, kind) {
+    var dialog = document.getElementById("confirm-dialog");
+    var source = dialog && dialog.querySelector('[data-question="' + question + '"]');
+    if (!source || typeof dialog.showModal !== "function" || dialog.open) {
+      return;
+    }
+    dialog.querySelector("[data-confirm-title]").textContent = source.dataset.title;
+    dialog.querySelector("[data-confirm-text]").textContent = source.textContent;
+    dialog.querySelector("[data-confirm-yes]").textContent = source.dataset.yes;
+    dialog.dataset.kind = kind;
+    dialog.returnValue = "";
+    dialog.showModal();
+  }
+
+  document.addEventListener(
+    "close",
+    function (event) {
+      var dialog = event.target;
+      if (dialog.id !== "confirm-dialog" || dialog.returnValue !== "confirm") {
+        return;
+      }
+      var form = document.querySelector('#table [data-seat-form="' + dialog.dataset.kind + '"]');
+      if (!form) {
+        return;
+      }
+      form._hokmConfirmed = true;
+      if (typeof form.requestSubmit === "function") {
+        form.requestSubmit();
+      } else {
+        form.dispatchEvent(new Event("submit", { bubbles: true, cancelable: true }));
+      }
+    },
+    true // "close" does not bubble
+  );
+
+  /* A tap on the backdrop, outside the dialog's box, cancels as Esc does. */
+  document.addEventListener("click", function (event) {
+    var dialog = event.target;
+    if (dialog.id === "confirm-dialog" && dialog.open) {
+      var box = dialog.getBoundingClientRect();
+      var inside =
+        event.clientX >= box.left &&
+        event.clientX <= box.right &&
+        event.clientY >= box.top &&
+        event.clientY <= box.bottom;
+      if (!inside) {
+        dialog.close("");
+      }
+    }
+  });
 
   /* The turn clock (R8.1). The server renders the time left when it sent the table; counting
      from the moment the table arrived keeps the browser's own clock out of it. */

@@ -542,9 +542,10 @@ def test_clock_runs_out_computer_plays_and_he_takes_his_seat_back_R8_1(people, s
     assert seat_row(0).status == MatchSeat.Status.PLAYING
     _assert_played_himself(arash, match.pk)
 
-    # Leaving the match (he confirms): the computer plays his seat until he takes it back.
-    arash.page.once("dialog", lambda dialog: dialog.accept())
+    # Leaving the match (he confirms in the page's dialog): the computer plays his seat until he
+    # takes it back.
     arash.page.locator("#table [data-seat-form='leave'] button").click()
+    arash.page.locator("#confirm-dialog button[value=confirm]").click()
     take_back = stand_in.get_by_role("button", name=_fa("Take my seat back"))
     expect(take_back).to_be_visible()
     expect(stand_in).to_contain_text(_fa("You left the match: the computer is playing your seat."))

@@ -110,8 +110,9 @@ def test_the_lobby_takes_a_fixed_number_of_queries(count, django_assert_num_quer
     client = client_for(user)
 
     # session, user, his sanctions (moderation.middleware), tables + seats with users, the seated
-    # players' ratings, the user's matches + their seats, his open tables, matches to watch
-    with django_assert_num_queries(10):
+    # players' ratings, his matches with people (none here, so no seats), his unfinished matches
+    # against the computer + their seats, his open tables, matches to watch
+    with django_assert_num_queries(11):
         response = client.get(reverse("games:lobby"))
 
     assert response.status_code == 200
@@ -444,7 +445,9 @@ def test_only_the_creator_sees_and_uses_the_start_button():
 def test_play_against_the_computer_needs_a_login(client):
     response = client.post(reverse("games:play_computer"), {"variant": "hokm4"})
 
-    assert response.url == login_redirect(reverse("games:lobby"))
+    # Back to the game he picked once signed in (issue 22; tests/games/test_signed_out_start.py).
+    start = reverse("games:play_computer_start")
+    assert unquote(response.url) == login_redirect(f"{start}?variant=hokm4&computer_level=medium")
     assert Match.objects.count() == 0
 
 
