@@ -3,7 +3,9 @@
 Who may see a match is ``games.play.access.match_viewable``, whether its hands may be shown face up
 ``games.play.access.match_revealed`` (R8.3). A match the viewer may not see answers 404, as the
 history pages do (as if it did not exist), except to a visitor who is not signed in, who is sent
-to sign in first, as on the live page: signing in may well give access.
+to sign in first, as on the live page: signing in may well give access. A public table's match
+that is over is anyone's to see (``games.play.access.match_public``): its replay offers to share
+the position shown.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from games.history.replay import replay_build
 from games.history.replay_court_piece import court_piece_replay_build
 from games.history.replay_forms import RecordImportForm
 from games.models import Match, MatchSeat
-from games.play.access import match_revealed, match_viewable_in
+from games.play.access import match_public, match_revealed, match_viewable_in
 from games.play.selectors import court_piece_deals, match_hand_states
 
 
@@ -71,6 +73,7 @@ def replay(request: HttpRequest, match_id: int) -> HttpResponse:
         "match": match,
         "replay": built,
         "playing": match.status == Match.Status.PLAYING,
+        "shareable": match_public(match),
     }
     return render(request, "games/replay.html", context)
 

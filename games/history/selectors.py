@@ -54,6 +54,7 @@ from games.history.court_piece import (
     deal_kind_name,
 )
 from games.models import Hand, Match, MatchSeat
+from games.play.access import match_public_q
 from games.play.rendering import SuitFace, seat_name, suit_face
 from games.play.selectors import court_piece_state_build
 from games.ratings.selectors import RatingMove, rating_moves
@@ -280,11 +281,39 @@ def history_page(
 
     A page number that is not a number gives the first page, one out of range the last.
     """
-    seats = history_seats(user=user, filters=filters).prefetch_related(
-        Prefetch("match__seats", queryset=_seats_with_usernames())
-    )
+    seats = history_seats(user=user, filters=filters)
+    return _history_page_of(seats, viewer_id=user.pk, page_number=page_number, per_page=per_page)
+
+
+def player_public_history(
+    *,
+    player: Any,
+    viewer: Any,
+    page_number: int | str | None = 1,
+    per_page: int = HISTORY_PAGE_SIZE,
+) -> HistoryPage:
+    """One page of ``player``'s matches that anyone may see, signed out too: over, at a public
+    table (``games.play.access.match_public``), seen from his seat, newest first; ``viewer``'s own
+    seat among the others is marked as his. The queries of :func:`history_page`.
+
+    A private table's match, an imported one and one still being played are left out: on the page
+    others see, they would tell what the access rules keep from them.
+    """
+    seats = history_seats(user=player, filters=HistoryFilters()).filter(match_public_q("match__"))
+    viewer_id = viewer.pk if getattr(viewer, "is_authenticated", False) else None
+    return _history_page_of(seats, viewer_id=viewer_id, page_number=page_number, per_page=per_page)
+
+
+def _history_page_of(
+    seats: QuerySet[WithAnnotations[MatchSeat, _MySide]],
+    *,
+    viewer_id: int | None,
+    page_number: int | str | None,
+    per_page: int,
+) -> HistoryPage:
+    seats = seats.prefetch_related(Prefetch("match__seats", queryset=_seats_with_usernames()))
     page = Paginator(seats, per_page).get_page(page_number)
-    rows = [_history_row(seat, viewer_id=user.pk) for seat in page.object_list]
+    rows = [_history_row(seat, viewer_id=viewer_id) for seat in page.object_list]
     return HistoryPage(rows=_with_ratings(_with_courts(rows)), page=page)
 
 
@@ -352,7 +381,7 @@ def _tallies(counts: dict[tuple[DealKind, bool], int]) -> tuple[CourtTally, ...]
     )
 
 
-def _history_row(mine: WithAnnotations[MatchSeat, _MySide], *, viewer_id: int) -> HistoryRow:
+def _history_row(mine: WithAnnotations[MatchSeat, _MySide], *, viewer_id: int | None) -> HistoryRow:
     match = mine.match
     variant = get_variant(match.variant)
     side = mine.my_side

@@ -1,10 +1,12 @@
-"""History pages: "My games", a match's summary, and the download of its record.
+"""History pages: "My games", a player's public games, a match's summary, and the download of its
+record.
 
 Views stay thin: the filters are a GET form, the reads are the selectors of
 ``games.history.selectors``, who may see a match is ``games.play.access.match_viewable`` and whether
 its hands may be shown face up ``games.play.access.match_revealed`` (R8.3). A match the viewer may
 not see answers 404, as if it did not exist, except to a visitor who is not signed in, who is sent
-to sign in first (as on the live page): signing in may well give access.
+to sign in first (as on the live page): signing in may well give access. A public table's match
+that is over is anyone's to see (``games.play.access.match_public``): its pages offer to share it.
 """
 
 from __future__ import annotations
@@ -30,11 +32,12 @@ from games.history.selectors import (
     history_co_players,
     history_page,
     match_summary_build,
+    player_public_history,
     record_file_names,
 )
 from games.history.stats import player_stats
 from games.models import Match
-from games.play.access import match_revealed, match_viewable_in
+from games.play.access import match_public, match_revealed, match_viewable_in
 from games.ratings.charts import rating_chart_layouts
 from games.ratings.selectors import BOARD_RULES, player_ratings
 
@@ -102,6 +105,7 @@ def _summary_response(request: HttpRequest, match: Match, *, status: int = 200) 
         "match": match,
         "revealed": match_revealed(match),
         "refused": status != 200,
+        "shareable": match_public(match),
     }
     return render(request, "games/match_summary.html", context, status=status)
 
@@ -140,6 +144,34 @@ def match_record_download(request: HttpRequest, match_id: int) -> HttpResponse:
     return response
 
 
+@require_safe
+def player_games(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's matches that anyone may see, signed out too, newest first: those over, played at
+    a public table (``games.history.selectors.player_public_history``), each with its summary and
+    replay, as a lichess player's games are. His own private and imported matches are in "My
+    games", for him alone."""
+    player = _active_player(username, view="games:player_games")
+    if isinstance(player, HttpResponse):
+        return player
+    history = player_public_history(
+        player=player, viewer=request.user, page_number=request.GET.get("page")
+    )
+    return render(request, "games/player_games.html", {"player": player, "history": history})
+
+
+def _active_player(username: str, *, view: str) -> User | HttpResponse:
+    """The active player called ``username``; else a redirect to ``view`` with his name as it is
+    spelled; 404 when there is none."""
+    player = User.objects.filter(username=username, is_active=True).first()
+    if player is not None:
+        return player
+    # Usernames are unique in any letter case (allauth), so "/players/sara_k/" is Sara_K's.
+    others = list(User.objects.filter(username__iexact=username, is_active=True)[:2])
+    if len(others) != 1:
+        raise Http404
+    return redirect(view, username=others[0].username, permanent=True)
+
+
 # GET and HEAD, as every page: HEAD was refused here alone (link previews, uptime checks).
 @require_safe
 def profile(request: HttpRequest, username: str) -> HttpResponse:
@@ -149,13 +181,9 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     Seven queries whatever the number of matches and players (six without a rated match): the
     player, ``player_stats``, his ratings with their places, and the points of every chart.
     """
-    player = User.objects.filter(username=username, is_active=True).first()
-    if player is None:
-        # Usernames are unique in any letter case (allauth), so "/players/sara_k/" is Sara_K's.
-        others = list(User.objects.filter(username__iexact=username, is_active=True)[:2])
-        if len(others) != 1:
-            raise Http404
-        return redirect("games:profile", username=others[0].username, permanent=True)
+    player = _active_player(username, view="games:profile")
+    if isinstance(player, HttpResponse):
+        return player
     stats = player_stats(user=player, include_private=request.user.pk == player.pk)
     standings = player_ratings(user=player)
     charts = rating_chart_layouts(user=player, variants=[s.variant for s in standings])

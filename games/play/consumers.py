@@ -23,6 +23,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 
 from accounts.restrictions import blocked
 from accounts.socket_sessions import SessionBoundSocket, user_group_name
@@ -30,9 +31,10 @@ from games.engine import GameState, IllegalActionError, face_down_tricks, game_v
 from games.lobby.consumers import scope_language
 from games.lobby.services import INVITED_SESSION_KEY
 from games.models import ChatMessage, Match, MatchSeat
-from games.play.access import match_existence_secret, match_viewable
+from games.play.access import match_chat_readable, match_existence_secret, match_viewable
 from games.play.autoplay import autoplay_kick
 from games.play.chat import ChatError, chat_payload, chat_post, chat_recent
+from games.play.ending import match_ending_read, render_match_ending
 from games.play.events import match_group_name
 from games.play.loads import Loaded, load_for_event, loaded_in_memory, local_matches
 from games.play.loads import load as _load
@@ -49,6 +51,7 @@ from games.play.protocol import (
     ChatRequest,
     PingMessage,
     ProtocolError,
+    ResignMessage,
     ResyncMessage,
     SeatMessage,
     parse_client_message,
@@ -69,6 +72,7 @@ from games.play.services import (
     match_client_action,
     match_clock,
     match_clock_resume,
+    match_resign,
     match_seat_back,
     match_seat_leave,
 )
@@ -95,6 +99,14 @@ CLOSE_FORBIDDEN = 4403
 #: The language of the JSON protocol's words (error messages, computer players' names).
 PROTOCOL_LANGUAGE = "en"
 
+#: What the page says when a resignation is refused (``ResignRefusedError``), in its language.
+_RESIGN_FLASH = {
+    "resign_not_allowed": _(
+        "A person plays on your side: you cannot resign for both of you. "
+        "Leave the match instead, and the computer plays your seat."
+    ),
+}
+
 
 class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, ABC):
     """What both renderings share: access, the group, actions; the size and rate caps of
@@ -102,6 +114,8 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
 
     match_id: int
     seat: int | None
+    #: Whether this socket may read the table chat (spectators of a table that refused them may not).
+    chat_readable: bool = True
     last_version: int
     #: The socket's version and the stored one when the version watch first saw it behind.
     behind_from: tuple[int, int] | None = None
@@ -176,6 +190,11 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
             await self.close(code=code)
             return
         self.seat = access
+        # A table that refused spectators kept its chat to its players, also once its match is
+        # over and public (games.play.access.match_chat_readable).
+        self.chat_readable = access is not None or await database_sync_to_async(_chat_readable)(
+            self.match_id, self.scope.get("user")
+        )
         local_matches.add(self.match_id)  # taken out in ``_leave``, however the socket ends
         await self.channel_layer.group_add(match_group_name(self.match_id), self.channel_name)
         self.user_group = user_socket_group(self.scope)
@@ -210,6 +229,8 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
                 await self.send_state(force=True, since=message.since)
             elif isinstance(message, SeatMessage):
                 await self.seat_change(message)
+            elif isinstance(message, ResignMessage):
+                await self.resign()
             elif isinstance(message, ActionMessage):
                 await self.take_action(message)
             elif isinstance(message, ChatRequest):
@@ -260,6 +281,15 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
             await self.send_error(error.code, error.message)
         # The new state reaches every socket of the match as an event.
 
+    async def resign(self) -> None:
+        """The player's side loses the match at once (R8); refused, with its reason, when the
+        match is over or a person plays on his side."""
+        try:
+            await database_sync_to_async(match_resign)(match=self.match_id, seat=self.seat)
+        except IllegalActionError as error:
+            await self.send_error(error.code, error.message)
+        # The finished match reaches every socket of the match as an event.
+
     async def refuse_if_blocked(self) -> bool:
         """Close a socket of a suspended or banned player at once, saying why; True if closed."""
         message = await database_sync_to_async(blocked_text)(
@@ -301,11 +331,16 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
 
     async def match_chat(self, event: dict[str, Any]) -> None:
         """A chat message was stored: show it (channel-layer handler)."""
+        if not self.chat_readable:
+            return
         message = await database_sync_to_async(_chat_load)(event["id"])
         if message is not None:
             await self.render_chat(message)
 
     async def send_chat_history(self) -> None:
+        if not self.chat_readable:
+            await self.render_chat_history([])
+            return
         messages = await database_sync_to_async(chat_recent)(match=self.match_id)
         await self.render_chat_history(messages)
 
@@ -546,6 +581,15 @@ class MatchHtmlConsumer(_MatchConsumer):
                 seat=self.seat,
                 presence=loaded.presence,
             )
+        match = loaded.match
+        if match.status != Match.Status.PLAYING and match.ended_by:
+            # The table is drawn from the engine's state, which a resignation or abandonment
+            # leaves mid-hand: the page's own element says how the match ended.
+            ending = await database_sync_to_async(match_ending_read)(
+                match=match, seat=self.seat, seats=loaded.seats
+            )
+            with translation.override(self.language):
+                html += render_match_ending(ending=ending, oob=True)
         await self.send(text_data=html)
 
     async def send_ack(self, client_seq: int, version: int, *, applied: bool) -> None:
@@ -576,7 +620,8 @@ class MatchHtmlConsumer(_MatchConsumer):
 
     async def send_error(self, code: str, message: str, *, client_seq: int | None = None) -> None:
         with translation.override(self.language):
-            html = render_flash(flash_text(code, message))
+            text = _RESIGN_FLASH.get(code)
+            html = render_flash(str(text) if text is not None else flash_text(code, message))
         await self.send(text_data=html)
 
 
@@ -604,6 +649,12 @@ _ACCESS_MESSAGES = {
     "forbidden": "this table does not allow spectators",
     "login_required": "sign in to watch or play this match",
 }
+
+
+def _chat_readable(match_id: int, user: Any) -> bool:
+    """Whether a spectator's socket may read the match's chat (``match_chat_readable``)."""
+    match = Match.objects.select_related("table").get(pk=match_id)
+    return match_chat_readable(match=match, user=user, seat=None)
 
 
 def _access(match_id: int, user: Any, invited_table_ids: list[int]) -> int | None | str:
@@ -683,6 +734,10 @@ def match_payload(
     return {
         "match": match.pk,
         "status": match.status,
+        # How a match over ended when its score did not end it: "resign" or "abandon" (R8).
+        "ended_by": match.ended_by or None,
+        "resigned_seat": match.resigned_seat,
+        "match_winner": match.winner_side,
         "rated": match.rated,
         "seat": seat,
         "players": [

@@ -15,7 +15,12 @@ from accounts.http import AuthenticatedHttpRequest
 from accounts.models import User
 from games.lobby.services import TableError
 from games.models import Match, MatchSeat
-from games.play.access import match_existence_secret, match_viewable_in
+from games.play.access import (
+    match_chat_readable,
+    match_existence_secret,
+    match_public,
+    match_viewable_in,
+)
 from games.play.chat import QUICK_PHRASES, chat_recent, phrase_text
 from games.play.presence import presence_of
 from games.play.rematch import match_rematch, rematch_possible
@@ -38,6 +43,9 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     A signed-in person who may not watch gets 404, as on the replay and history pages (the match
     might not exist), unless its table is public: a lobby table's existence is no secret, and 403
     tells him why he cannot watch.
+
+    Once over, a public table's match is anyone's to see (``games.play.access.match_public``),
+    with a button to share its link; its chat only where the table let spectators in.
     """
     match = get_object_or_404(Match.objects.select_related("table"), pk=match_id)
     seats = list(match.seats.order_by("index"))
@@ -58,7 +66,12 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         "seat": seat,
         "play_again": play_again(match=match, seats=seats, seat=seat),
         "rematch_possible": rematch_possible(match=match, seats=seats, seat=seat),
-        "chat_lines": chat_lines(chat_recent(match=match), seat=seat),
+        "chat_lines": (
+            chat_lines(chat_recent(match=match), seat=seat)
+            if match_chat_readable(match=match, user=request.user, seat=seat)
+            else []
+        ),
+        "shareable": match_public(match),
         "chat_phrases": [(code, phrase_text(code)) for code in QUICK_PHRASES],
     }
     return render(request, "games/match.html", context)

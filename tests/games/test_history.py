@@ -106,7 +106,7 @@ def test_each_row_shows_partners_opponents_computers_and_score(signed_in, me, fr
     ]
     with_part, against_part = row.split("Against")
     assert "friend" in with_part and "rival" not in with_part
-    assert "rival" in against_part and "Computer (medium, seat 4)" in against_part
+    assert "rival" in against_part and "Medium bot 4" in against_part
     assert "(computer)" in against_part
     side = my_side(match, me)
     scores = [int(n) for n in re.findall(r'class="history-score[^"]*">(\d+)<', row)]

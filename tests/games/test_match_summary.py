@@ -127,9 +127,9 @@ def test_three_players_each_a_side_of_his_own(client, people):
     assert [[p.name for p in side.players] for side in summary.sides] == [
         ["sara"],
         ["ali"],
-        ["Computer (medium, seat 3)"],
+        ["Medium bot 3"],
     ]
-    assert [side.label for side in summary.sides] == ["sara", "ali", "Computer (medium, seat 3)"]
+    assert [side.label for side in summary.sides] == ["sara", "ali", "Medium bot 3"]
     assert "(computer)" in response.content.decode()
     assert "Team A" not in response.content.decode()
 

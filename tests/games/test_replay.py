@@ -365,14 +365,21 @@ def test_private_match_is_not_found_for_a_stranger_but_opens_with_the_invite(cli
     assert client.get(_url(match)).status_code == 200
 
 
-def test_no_spectators_means_players_only(client):
+def test_no_spectators_means_players_only_while_it_is_played(client):
     users = [UserFactory() for _ in range(4)]
-    match = _finished(users=users, table=TableFactory(allow_spectators=False))
+    match = _seated("hokm4", users=users, table=TableFactory(allow_spectators=False))
     client.force_login(UserFactory())
     assert client.get(_url(match)).status_code == 404
     client.force_login(users[1])
     assert client.get(_url(match)).status_code == 200
     client.force_login(UserFactory(is_staff=True))
+    assert client.get(_url(match)).status_code == 200
+
+
+def test_once_over_a_public_table_s_match_is_anyone_s_even_without_spectators(client):
+    match = _finished(table=TableFactory(allow_spectators=False))
+    assert client.get(_url(match)).status_code == 200
+    client.force_login(UserFactory())
     assert client.get(_url(match)).status_code == 200
 
 
