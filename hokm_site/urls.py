@@ -5,7 +5,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
-from hokm_site import health, rules, views
+from hokm_site import health, pwa, rules, views
 
 # Staff sign in through allauth's login, which asks for the second factor of an account that has
 # one; Django's own admin login form would let a stolen password in without it. (Replaced on this
@@ -19,6 +19,11 @@ urlpatterns = [
     path("rules/court-piece/", rules.rules_court_piece, name="rules_court_piece"),
     # For load balancers and monitors (docs/operations.md).
     path("healthz/", health.healthz, name="healthz"),
+    # The installable web app (docs/app.md): at the root, where browsers and the worker's scope
+    # want them.
+    path("manifest.webmanifest", pwa.web_manifest, name="web_manifest"),
+    path("favicon.ico", pwa.favicon, name="favicon"),
+    path("sw.js", pwa.service_worker, name="service_worker"),
     # set_language: the header's language switcher posts here.
     path("i18n/", include("django.conf.urls.i18n")),
     path(settings.ADMIN_URL, admin.site.urls),
