@@ -72,7 +72,7 @@ from games.play.services import (  # noqa: E402
     match_deal_next_hand,
 )
 
-HOST, PORT = "127.0.0.1", 8013
+HOST = "127.0.0.1"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -91,25 +91,36 @@ NAMES = ("Sara", "Dariush", "Mina", "Kaveh")
 @dataclass
 class Scene:
     """One match brought to one moment, seen from one seat (None: a spectator); or, with
-    ``path``, another page of the site (``ready``: what to wait for there)."""
+    ``path``, another page of the site (``ready``: what to wait for there; ``clicks``: how many
+    cards a replay steps on)."""
 
     slug: str
     match: Match | None
     viewer: object | None
     path: str | None = None
     ready: str = "#table"
+    clicks: int = 0  # a replay: steps of its "next card" button
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="/tmp/table-shots", help="where the PNG files go")
     parser.add_argument("--only", default="", help="photograph only scenes whose name has this")
+    parser.add_argument("--port", type=int, default=0, help="the server's port (0: a free one)")
+    parser.add_argument(
+        "--narrow", action="store_true", help="add a 360x740 phone (as SHOTS_NARROW=1 does)"
+    )
     parser.add_argument(
         "--screen",
         action="store_true",
         help="photograph what the screen shows (what sticks to its edges included), not the page",
     )
     args = parser.parse_args()
+    # A port of its own each run: two runs side by side (several people work on one machine)
+    # would otherwise meet on one.
+    port = args.port or _free_port()
+    if args.narrow:
+        VIEWPORTS["narrow"] = (360, 740)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
@@ -117,9 +128,9 @@ def main() -> None:
     users = [_user(name) for name in NAMES]
     scenes = [scene for scene in _scenes(users) if args.only in scene.slug]
 
-    server = _serve()
+    server = _serve(port)
     try:
-        _photograph(scenes, out, full_page=not args.screen)
+        _photograph(scenes, out, port=port, full_page=not args.screen)
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -195,6 +206,19 @@ def _scenes(users: list) -> list[Scene]:
     )
     table_join_seat(table=public, user=you, seat_index=2)
     scenes.append(Scene("lobby-your-tables", None, you, path="/lobby/", ready="#my-tables"))
+
+    # hokm3: the whole hand of 17 cards, the viewer (the Hakem) to lead; and the replay of a
+    # hokm4 match stepped into a trick of its last hand (seats, counts and trick apart).
+    seed = _seed_for("hokm3", lambda s: s.hand.hakem == 0)
+    match, state = _match("hokm3", users[:3], seed=seed)
+    state = _advance(match, state, until=lambda s: s.hand.phase is Phase.PLAY)
+    scenes.append(Scene("hokm3-full-hand", match, you))
+    match, state = _match("hokm4", users, seed=5, target=1)
+    state = _advance(match, state, until=lambda s: s.is_over)
+    replay = f"/match/{match.pk}/replay/"
+    scenes.append(
+        Scene("replay-mid-trick", match, you, path=replay, ready="[data-table]", clicks=6)
+    )
 
     # hokm3: three players, someone else on turn.
     match, state = _match("hokm3", users[:3], seed=21)
@@ -430,10 +454,16 @@ def _seed_for(variant: str, predicate: Callable, *, limit: int = 20000) -> int:
     raise RuntimeError(f"no {variant} seed below {limit} gives the state asked for")
 
 
-def _serve() -> subprocess.Popen:
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+def _serve(port: int) -> subprocess.Popen:
     daphne = BASE_DIR / ".venv" / "bin" / "daphne"
     server = subprocess.Popen(
-        [str(daphne), "-b", HOST, "-p", str(PORT), "hokm_site.asgi:application"],
+        [str(daphne), "-b", HOST, "-p", str(port), "hokm_site.asgi:application"],
         cwd=BASE_DIR,
         env=os.environ.copy(),
         stdout=subprocess.DEVNULL,
@@ -442,7 +472,7 @@ def _serve() -> subprocess.Popen:
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         try:
-            with socket.create_connection((HOST, PORT), timeout=0.5):
+            with socket.create_connection((HOST, port), timeout=0.5):
                 return server
         except OSError:
             time.sleep(0.2)
@@ -450,7 +480,7 @@ def _serve() -> subprocess.Popen:
     raise RuntimeError("daphne did not start")
 
 
-def _photograph(scenes: list[Scene], out: Path, *, full_page: bool = True) -> None:
+def _photograph(scenes: list[Scene], out: Path, *, port: int, full_page: bool = True) -> None:
     from playwright.sync_api import sync_playwright
 
     # Sessions first: sync Playwright runs an event loop, inside which Django refuses the database.
@@ -467,8 +497,8 @@ def _photograph(scenes: list[Scene], out: Path, *, full_page: bool = True) -> No
                         context = browser.new_context(
                             viewport={"width": width, "height": height},
                             device_scale_factor=1,
-                            is_mobile=size == "phone",
-                            has_touch=size == "phone",
+                            is_mobile=size != "desktop",
+                            has_touch=size != "desktop",
                         )
                         context.add_cookies(
                             [
@@ -481,8 +511,10 @@ def _photograph(scenes: list[Scene], out: Path, *, full_page: bool = True) -> No
                         context.route_web_socket("**/ws/**", lambda ws: None)
                         page = context.new_page()
                         path = scene.path or f"/match/{scene.match.pk}/"
-                        page.goto(f"http://{HOST}:{PORT}{path}")
+                        page.goto(f"http://{HOST}:{port}{path}")
                         page.wait_for_selector(scene.ready)
+                        for _ in range(scene.clicks):
+                            page.locator("[data-go=next-card]").click()
                         if scene.path:  # another page: what it is about at the top of the screen
                             page.locator(scene.ready).evaluate("(e) => e.scrollIntoView()")
                         page.wait_for_timeout(400)  # let the entry animations finish
