@@ -18,6 +18,7 @@ from games.models import Match
 from games.play.access import match_public, match_viewable
 from games.play.chat import chat_post
 from games.play.selectors import match_state_build
+from games.play.services import match_resign
 from tests.games.factories import TableFactory, UserFactory, match_play, seated_match
 from tests.games.rendered_cards import without_public_draw
 from tests.live.match_sockets import connect, frame_of_type
@@ -224,6 +225,18 @@ def test_a_player_s_public_games_are_seen_from_his_seat(client, people):
     row = client.get(_games_url(people[1])).context["history"].rows[0]
     assert row.seat == 1 and row.side == 1
     assert row.result == ("won" if match.winner_side == 1 else "lost")
+
+
+@pytest.mark.django_db
+def test_a_player_s_public_games_say_who_resigned_R8(client, people):
+    match = seated_match(*people[:3], variant="hokm3", table=TableFactory(), play=False)
+    match_resign(match=match, seat=1)
+    assert '<span class="history-mark history-mark--resigned">sara resigned</span>' in (
+        client.get(_games_url(people[1])).content.decode()
+    )
+    assert '<span class="history-mark history-mark--resigned">Resigned</span>' in (
+        client.get(_games_url(people[0])).content.decode()
+    )
 
 
 @pytest.mark.django_db
