@@ -9,10 +9,10 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import ApiToken, User
+from accounts.tokens import token_revoke
 
 #: The looks and sounds a player chooses on his settings page (accounts.preferences).
 PREFERENCE_FIELDS = ("theme", "face", "back", "sound", "volume", "motion", "notify")
-from accounts.tokens import token_revoke
 
 # What makes an account staff or gives it powers: only superusers hand these out, so that a
 # moderator (accounts/roles.py) cannot raise himself or anyone else above a moderator.

@@ -114,7 +114,7 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
 
     match_id: int
     seat: int | None
-    #: Whether this socket may read the table chat (spectators of a table that refused them may not).
+    #: Whether this socket may read the table chat (not a spectator of a table refusing them).
     chat_readable: bool = True
     last_version: int
     #: The socket's version and the stored one when the version watch first saw it behind.
