@@ -156,6 +156,10 @@ def open_page(
     traces = request.node.stash.setdefault(_PAGE_TRACES, [])
 
     def open_(**context_args) -> Page:
+        # The table's motion (static/js/table-fx.js) is off unless a test asks for it: Playwright
+        # waits for a card to stand still before it clicks, and a card in flight would add its
+        # flight to every click of the suite. tests/browser/test_table_fx.py turns it on.
+        context_args.setdefault("reduced_motion", "reduce")
         context = new_context(**context_args)
         context.set_default_timeout(TIMEOUT_MS)
         context.add_init_script(PAGE_PROBE)

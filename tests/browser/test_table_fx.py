@@ -113,7 +113,8 @@ def _play(page: Page, moves: int) -> int:
 
 
 def test_sound_and_motion_on_a_card_played_makes_a_sound_and_flies(open_page) -> None:
-    page = open_page()
+    # The browser's own setting allows motion: the player's switch alone decides.
+    page = open_page(reduced_motion="no-preference")
     _start(page, "parvaneh")
     assert page.evaluate("() => document.documentElement.dataset.sound") == "on"
     assert _play(page, 2) >= 1
@@ -129,7 +130,8 @@ def test_sound_and_motion_on_a_card_played_makes_a_sound_and_flies(open_page) ->
 
 
 def test_sound_off_starts_no_sound_and_motion_off_no_animation(open_page) -> None:
-    page = open_page()
+    # The browser's own setting allows motion: the player's switch alone decides.
+    page = open_page(reduced_motion="no-preference")
     _start(page, "shirin", sound=False, motion=False)
     assert page.evaluate("() => document.documentElement.dataset.motion") == "off"
     assert _play(page, 4) >= 1
