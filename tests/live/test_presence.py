@@ -337,6 +337,10 @@ async def test_leave_and_back_messages_change_the_seat_and_everyone_sees_it_R8_1
     other = await connect(users[0], match.pk)
     spectator = await connect(watcher, match.pk)
     everyone = (leaver, other, spectator)
+    # The socket is accepted before its consumer joins the match's group: a leave sent before
+    # all three have joined would not reach the late ones.
+    for client in everyone:
+        await settled(client)
 
     await leaver.send_to(text_data='{"type": "leave"}')
     for client in everyone:
