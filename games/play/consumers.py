@@ -189,12 +189,7 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
             await self.send_error(access, _ACCESS_MESSAGES[access])
             await self.close(code=code)
             return
-        self.seat = access
-        # A table that refused spectators kept its chat to its players, also once its match is
-        # over and public (games.play.access.match_chat_readable).
-        self.chat_readable = access is not None or await database_sync_to_async(_chat_readable)(
-            self.match_id, self.scope.get("user")
-        )
+        self.seat, self.chat_readable = access
         local_matches.add(self.match_id)  # taken out in ``_leave``, however the socket ends
         await self.channel_layer.group_add(match_group_name(self.match_id), self.channel_name)
         self.user_group = user_socket_group(self.scope)
@@ -651,14 +646,12 @@ _ACCESS_MESSAGES = {
 }
 
 
-def _chat_readable(match_id: int, user: Any) -> bool:
-    """Whether a spectator's socket may read the match's chat (``match_chat_readable``)."""
-    match = Match.objects.select_related("table").get(pk=match_id)
-    return match_chat_readable(match=match, user=user, seat=None)
-
-
-def _access(match_id: int, user: Any, invited_table_ids: list[int]) -> int | None | str:
-    """The seat of ``user`` at the match, None for a spectator, or why the socket is refused.
+def _access(
+    match_id: int, user: Any, invited_table_ids: list[int]
+) -> tuple[int | None, bool] | str:
+    """The seat of ``user`` at the match (None for a spectator) and whether he may read its chat
+    (a table that refused spectators kept its chat to its players, also once its match is over
+    and public: ``games.play.access.match_chat_readable``), or why the socket is refused.
 
     Spectators need what ``games.play.access.match_viewable`` asks: a table that allows them (a
     private table's match also its invite link opened in this browser), the importer of an imported
@@ -673,7 +666,7 @@ def _access(match_id: int, user: Any, invited_table_ids: list[int]) -> int | Non
             MatchSeat.objects.filter(match=match, user=user).values_list("index", flat=True).first()
         )
         if seat is not None:
-            return seat
+            return seat, True
     if not match_viewable(match=match, user=user, invited_table_ids=invited_table_ids):
         if not signed_in:
             return "login_required"
@@ -682,7 +675,7 @@ def _access(match_id: int, user: Any, invited_table_ids: list[int]) -> int | Non
         if match_existence_secret(match):
             return "not_found"
         return "forbidden"
-    return None
+    return None, match_chat_readable(match=match, user=user, seat=None)
 
 
 def _connection_open(match_id: int, seat: int | None, user: Any, channel_name: str) -> bool:
