@@ -69,6 +69,9 @@ class User(AbstractUser):
     )
     motion = models.BooleanField(_("motion"), default=True)
     notify = models.BooleanField(_("notifications"), default=False)
+    # The language the player chose with the site's switch, kept for every device he signs in on
+    # (accounts/language.py); empty until he chooses, when each browser's language is his.
+    language = models.CharField(_("language"), max_length=8, blank=True, default="")
 
     def __str__(self) -> str:
         return self.display_name or self.username

@@ -75,6 +75,10 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The language a signed-in player chose, on every device (needs request.user).
+    "accounts.language.PlayerLanguageMiddleware",
+    # The reader's time zone, for the times a page shows (needs the language).
+    "hokm_site.timezones.TimeZoneMiddleware",
     # Signs out a suspended or banned player on his next request (needs request.user).
     "moderation.middleware.BlockedUserMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -92,7 +96,8 @@ _template_loaders: list[str | tuple[str, list[Any]]] = [
 ]
 TEMPLATES = [
     {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        # Django's backend, whose HTML comes out in the reader's digits (hokm_site/templating.py).
+        "BACKEND": "hokm_site.templating.Templates",
         "DIRS": [BASE_DIR / "templates"],
         "OPTIONS": {
             # Django caches compiled templates and relies on runserver's autoreloader to drop the
@@ -100,6 +105,8 @@ TEMPLATES = [
             "loaders": _template_loaders
             if DEBUG
             else [("django.template.loaders.cached.Loader", _template_loaders)],
+            # local_date: the date filter in the reader's calendar (lib/template_locale.py).
+            "builtins": ["lib.template_locale"],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",
@@ -187,8 +194,14 @@ LANGUAGE_CODE = "en"
 LANGUAGES = [
     ("en", _("English")),
     ("fa", _("Persian")),
+    ("ur", _("Urdu")),
+    ("hi", _("Hindi")),
 ]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+# What Django lacks for these languages: Urdu's formats, Hindi's dates with times and lakh grouping.
+FORMAT_MODULE_PATH = ["hokm_site.formats"]
+# The site's catalogues (make messages), then the django-allauth and Django messages those projects
+# leave untranslated in Urdu and Hindi.
+LOCALE_PATHS = [BASE_DIR / "locale", BASE_DIR / "hokm_site" / "vendor_locale"]
 USE_I18N = True
 TIME_ZONE = "UTC"
 USE_TZ = True

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
+from accounts import language
 from hokm_site import health, pwa, rules, views
 
 # Staff sign in through allauth's login, which asks for the second factor of an account that has
@@ -24,8 +25,9 @@ urlpatterns = [
     path("manifest.webmanifest", pwa.web_manifest, name="web_manifest"),
     path("favicon.ico", pwa.favicon, name="favicon"),
     path("sw.js", pwa.service_worker, name="service_worker"),
-    # set_language: the header's language switcher posts here.
-    path("i18n/", include("django.conf.urls.i18n")),
+    # The header's language switcher posts here: Django's set_language, which also saves the
+    # choice on the player's account.
+    path("i18n/setlang/", language.set_language, name="set_language"),
     path(settings.ADMIN_URL, admin.site.urls),
     # Our profile pages first: /accounts/profile/ is ours, the rest of /accounts/ is allauth's.
     path("", include("accounts.urls")),

@@ -1,0 +1,24 @@
+"""The reader's calendar in templates: a builtin library of the site's templates (settings).
+
+``{{ when|local_date:"DATE_FORMAT" }}`` is Django's ``date`` filter in the reader's calendar
+(Jalali in Persian, lib.calendars); machine-read dates stay ``{{ when|date:"c" }}``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django import template
+
+from lib.calendars import format_date
+
+register = template.Library()
+
+
+@register.filter(expects_localtime=True, is_safe=False)
+def local_date(value: dt.date | dt.datetime | None, format_name: str = "DATE_FORMAT") -> str:
+    try:
+        return format_date(value, format_name)
+    except (AttributeError, TypeError, ValueError):
+        # As Django's ``date`` filter: a value that is no date shows nothing, not an error page.
+        return ""
