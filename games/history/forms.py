@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django import forms
 from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games.history.selectors import HistoryFilters
 from games.models import VARIANT_CHOICES
+from lib.calendars import jalali_iso, parse_date, uses_jalali
+from lib.numerals import ascii_digits, localize_text
 
 #: The query parameters the form reads, in the order a shareable URL lists them.
 FILTER_FIELDS = (
@@ -47,11 +51,54 @@ class _UsernameField(forms.CharField):
 
 
 class _DateInput(forms.DateInput):
+    """The browser's date picker where the reader's calendar is the Gregorian one; in Persian,
+    whose readers count days in the Solar Hijri calendar that no browser's picker knows, a text
+    field with the Jalali date in Persian digits (lib.calendars, lib.numerals)."""
+
     input_type = "date"
 
     def __init__(self) -> None:
-        # The ISO form is what an <input type="date"> sends and shows, in every language.
+        # The ISO form is what an <input type="date"> sends and shows.
         super().__init__(format="%Y-%m-%d")
+
+    def get_context(self, name: str, value: Any, attrs: dict[str, Any] | None) -> dict[str, Any]:
+        context = super().get_context(name, value, attrs)
+        if uses_jalali():
+            widget = context["widget"]
+            widget["type"] = "text"
+            widget["attrs"] = {
+                **widget["attrs"],
+                "inputmode": "numeric",
+                "autocomplete": "off",
+                "dir": "ltr",
+                "placeholder": localize_text(jalali_iso(timezone.localdate())),
+            }
+        return context
+
+    def format_value(self, value: Any) -> str | None:
+        if uses_jalali() and isinstance(value, dt.date):
+            return localize_text(jalali_iso(value))
+        return super().format_value(value)
+
+
+class _DateField(forms.DateField):
+    """A day, typed in the reader's calendar and digits or sent by a date picker: ISO
+    (2026-11-27) or Jalali (1405/09/06), in any digit set (lib.calendars.parse_date)."""
+
+    widget = _DateInput
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(required=False, **kwargs)
+
+    def to_python(self, value: Any) -> dt.date | None:
+        if value in self.empty_values:
+            return None
+        if isinstance(value, dt.date):
+            return value
+        day = parse_date(ascii_digits(str(value)))
+        if day is None:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return day
 
 
 class HistoryFilterForm(forms.Form):
@@ -75,20 +122,20 @@ class HistoryFilterForm(forms.Form):
         ],
         required=False,
     )
-    date_from = forms.DateField(
-        label=_("From"), required=False, input_formats=["%Y-%m-%d"], widget=_DateInput()
-    )
-    date_to = forms.DateField(
-        label=_("To"), required=False, input_formats=["%Y-%m-%d"], widget=_DateInput()
-    )
+    date_from = _DateField(label=_("From"))
+    date_to = _DateField(label=_("To"))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Errors are shown beside their field (and swapped in by htmx), so the ids are fixed.
         for name, field in self.fields.items():
             field.widget.attrs["aria-describedby"] = f"history-error-{name}"
+        example = timezone.localdate()
+        shown = localize_text(jalali_iso(example)) if uses_jalali() else example.isoformat()
         for name in ("date_from", "date_to"):
-            self.fields[name].error_messages["invalid"] = _("Enter a date as YYYY-MM-DD.")
+            self.fields[name].error_messages["invalid"] = _(
+                "Enter a date as year, month and day, for example %(example)s."
+            ) % {"example": shown}
 
     def clean(self) -> dict[str, Any]:
         super().clean()

@@ -6,6 +6,26 @@
   "use strict";
 
   var script = document.currentScript;
+
+  /* The reader's digits, as the server writes them (lib/numerals.py): Persian and Urdu pages show
+     ۰–۹; the other languages 0–9. For the numbers the page's scripts write (clocks, counts). */
+  var DIGITS = { fa: "۰۱۲۳۴۵۶۷۸۹", ur: "۰۱۲۳۴۵۶۷۸۹" };
+  var digits = DIGITS[(document.documentElement.lang || "en").split("-")[0]];
+  window.hokmDigits = function (value) {
+    var text = String(value);
+    return digits ? text.replace(/[0-9]/g, function (d) { return digits.charAt(Number(d)); }) : text;
+  };
+
+  /* The reader's time zone, for the times pages show (hokm_site/timezones.py). Zone names are
+     letters, digits, "_", "+", "-" and "/": cookie-safe as they are. */
+  try {
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && /^[A-Za-z0-9_+\/-]{1,64}$/.test(zone) && document.cookie.indexOf("tz=" + zone) === -1) {
+      document.cookie = "tz=" + zone + "; path=/; max-age=31536000; samesite=lax";
+    }
+  } catch (error) {
+    /* no Intl time zone: the server guesses from the language */
+  }
   var workerUrl = script && script.dataset.serviceWorker;
 
   if (workerUrl && "serviceWorker" in navigator && window.isSecureContext) {

@@ -2,6 +2,11 @@
 (function () {
   "use strict";
 
+  /* Numbers in the reader's digits (window.hokmDigits, static/js/app.js). */
+  function digitText(value) {
+    return window.hokmDigits ? window.hokmDigits(value) : String(value);
+  }
+
   /* A fragment with data-redirect (the table's match has started) takes the page there. Fragments
      arrive over the table's WebSocket, or as the answer to an htmx join, leave or start. */
   function followRedirect() {
@@ -111,7 +116,7 @@
     var seconds = Math.floor(waited);
     var elapsed = wait.querySelector("[data-seek-elapsed]");
     if (elapsed) {
-      elapsed.textContent = Math.floor(seconds / 60) + ":" + twoDigits(seconds % 60);
+      elapsed.textContent = digitText(Math.floor(seconds / 60) + ":" + twoDigits(seconds % 60));
     }
     var range = Math.min(
       Number(wait.getAttribute("data-window-max")),
@@ -122,8 +127,8 @@
     var low = wait.querySelector("[data-seek-low]");
     var high = wait.querySelector("[data-seek-high]");
     if (low && high) {
-      low.textContent = String(rating - range);
-      high.textContent = String(rating + range);
+      low.textContent = digitText(rating - range);
+      high.textContent = digitText(rating + range);
     }
   }
   document.addEventListener("htmx:wsAfterMessage", tickSeek);

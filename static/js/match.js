@@ -16,6 +16,11 @@
 (function () {
   "use strict";
 
+  /* Numbers in the reader's digits (window.hokmDigits, static/js/app.js). */
+  function digitText(value) {
+    return window.hokmDigits ? window.hokmDigits(value) : String(value);
+  }
+
   var ORDER_KEY = "hokm.handOrder";
   var SEQ_KEY = "hokm.lastClientSeq";
   var PENDING_MS = 4000;
@@ -257,7 +262,7 @@
       }
       status.textContent =
         chosen && status.dataset.progress
-          ? status.dataset.progress.replace("{chosen}", String(chosen))
+          ? status.dataset.progress.replace("{chosen}", digitText(chosen))
           : status._hokmPrompt;
     }
   }
@@ -446,7 +451,7 @@
       clock.classList.toggle("is-low", left <= 5000);
       var text = clock.querySelector("[data-clock-seconds]");
       if (text) {
-        text.textContent = String(Math.ceil(left / 1000));
+        text.textContent = digitText(Math.ceil(left / 1000));
       }
     });
   }
@@ -521,7 +526,7 @@
       }
       var fresh = Math.max(0, count - chatSeen);
       unread.hidden = fresh === 0;
-      unread.textContent = fresh > 9 ? "9+" : String(fresh);
+      unread.textContent = digitText(fresh > 9 ? "9+" : fresh);
     }
     log.scrollTop = log.scrollHeight;
   }

@@ -27,6 +27,11 @@
 (function () {
   "use strict";
 
+  /* Numbers in the reader's digits (window.hokmDigits, static/js/app.js). */
+  function digitText(value) {
+    return window.hokmDigits ? window.hokmDigits(value) : String(value);
+  }
+
   const root = document.querySelector("[data-replay]");
   const source = document.getElementById("replay-data");
   if (!root || !source) {
@@ -88,7 +93,11 @@
 
   function format(template, values) {
     return template.replace(/%\((\w+)\)s/g, function (match, key) {
-      return key in values ? String(values[key]) : match;
+      if (!(key in values)) {
+        return match;
+      }
+      // Numbers in the reader's digits; names as they are written.
+      return typeof values[key] === "number" ? digitText(values[key]) : String(values[key]);
     });
   }
 
@@ -269,7 +278,7 @@
       section.classList.toggle("is-on-turn", seat === next);
       section.querySelector("[data-hakem-badge]").hidden = seat !== hand.hakem;
       section.querySelector("[data-dealer-badge]").hidden = seat !== hand.dealer;
-      section.querySelector("[data-seat-tricks]").textContent = String(seatTricks[seat]);
+      section.querySelector("[data-seat-tricks]").textContent = digitText(seatTricks[seat]);
       const holder = section.querySelector("[data-hand-cards]");
       const box = section.querySelector("[data-hand]");
       const fragment = document.createDocumentFragment();
@@ -298,7 +307,7 @@
           const number = document.createElement("span");
           number.className = "rp-hand__count";
           number.setAttribute("aria-hidden", "true");
-          number.textContent = String(count);
+          number.textContent = digitText(count);
           fragment.appendChild(number);
         }
         box.classList.add("is-face-down");
@@ -422,13 +431,13 @@
     el.sides.forEach(function (item) {
       const side = Number(item.dataset.side);
       const points = scores[side];
-      item.querySelector("[data-points]").textContent = String(points);
+      item.querySelector("[data-points]").textContent = digitText(points);
       const gain = item.querySelector("[data-gain]");
       const won = ended && hand.result.winner === side;
       gain.hidden = !won || !hand.result.points; // a Court Piece deal may score no court (R9.7.3)
       gain.textContent = won ? "+" + hand.result.points : "";
       item.classList.toggle("is-winner", Boolean(won));
-      item.querySelector("[data-tricks]").textContent = String(sideTricks(hand, k, seatTricks, side));
+      item.querySelector("[data-tricks]").textContent = digitText(sideTricks(hand, k, seatTricks, side));
       item.querySelectorAll(".petal").forEach(function (petal, index) {
         petal.classList.toggle("is-filled", index < points);
       });

@@ -294,8 +294,8 @@ def test_result_combines_with_a_player(signed_in, me, friend, rival):
         ({"computers": "some"}, "computers", "Select a valid choice."),
         ({"partner": "no spaces please"}, "partner", "Enter a username"),
         ({"opponent": "x" * 151}, "opponent", "at most 150 characters"),
-        ({"date_from": "yesterday"}, "date_from", "Enter a date as YYYY-MM-DD."),
-        ({"date_to": "2025-02-30"}, "date_to", "Enter a date as YYYY-MM-DD."),
+        ({"date_from": "yesterday"}, "date_from", "Enter a date as year, month and day"),
+        ({"date_to": "2025-02-30"}, "date_to", "Enter a date as year, month and day"),
         (
             {"date_from": "2025-03-02", "date_to": "2025-03-01"},
             "date_to",
