@@ -138,6 +138,21 @@ def localize_html(html: str, language: str | None = None) -> str:
     return mark_safe(result) if isinstance(html, SafeString) else result
 
 
+def localize_format(template: str, values: dict[str, object], *, names: tuple[str, ...]) -> str:
+    """``template % values`` in the reader's digits, except the values named in ``names``, which
+    are written by people and stay as written: for sentences built in Python that no template
+    renders (a replay's texts, read by its script)."""
+    table = _table(None)
+    if table is None:
+        return template % values
+    # Each name stands as a private-use mark while the digits change, then comes back.
+    marks = {key: f"\ue000{chr(0xE100 + index)}" for index, key in enumerate(names)}
+    text = (template % {**values, **marks}).translate(table)
+    for key, mark in marks.items():
+        text = text.replace(mark, str(values[key]))
+    return text
+
+
 def ascii_digits(value: str) -> str:
     """``value`` with every decimal digit of any script as 0–9: "۱۴۰۵/۰۹/۰۶" -> "1405/09/06"."""
     if value.isascii():

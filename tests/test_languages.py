@@ -23,7 +23,7 @@ from games.history.forms import HistoryFilterForm
 from games.lobby.forms import TableForm
 from hokm_site.timezones import LANGUAGE_ZONES
 from lib.calendars import format_date, jalali_iso, parse_date
-from lib.numerals import ascii_digits, localize_html, localize_text
+from lib.numerals import ascii_digits, localize_format, localize_html, localize_text
 from tests.accounts.players import client_for, make_player
 
 PERSIAN_DIGITS = "۰۱۲۳۴۵۶۷۸۹"
@@ -74,6 +74,21 @@ def test_safe_html_stays_safe_and_the_title_is_prose() -> None:
     assert isinstance(out, SafeString)
     assert out == "<title>Match ۱۲</title><b>۱</b>"
     assert localize_text("0/7 · 28s", "ur") == "۰/۷ · ۲۸s"
+
+
+def test_sentences_built_in_python_change_their_numbers_not_their_names() -> None:
+    template = "%(names)s won the hand: %(points)d points"
+    values = {"names": "ali2 & sara", "points": 3}
+    with translation.override("fa"):
+        assert (
+            localize_format(template, values, names=("names",))
+            == "ali2 & sara won the hand: ۳ points"
+        )
+    with translation.override("hi"):
+        assert (
+            localize_format(template, values, names=("names",))
+            == "ali2 & sara won the hand: 3 points"
+        )
 
 
 @given(st.text(alphabet="0123456789abc<>&;/ =\"'#", max_size=60))

@@ -46,6 +46,7 @@ from games.play.rendering import (
     seat_name,
     suit_face,
 )
+from lib.numerals import localize_format, localize_text
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,8 @@ def seats_and_sides(
     names = {seat.index: seat_name(seat) for seat in seats}
     computers = {seat.index for seat in seats if seat.computer_level}
     fallback = {
-        index: _("Seat %(number)s") % {"number": index + 1} for index in range(variant.players)
+        index: localize_text(_("Seat %(number)s") % {"number": index + 1})
+        for index in range(variant.players)
     }
     replay_seats = [
         ReplaySeat(
@@ -316,11 +318,15 @@ def _result_data(state: HandState, *, sides: list[ReplaySide]) -> dict[str, Any]
         title = _("Kot!")
     else:
         title = ""
-    text = ngettext(
-        "%(names)s won the hand: %(points)d point",
-        "%(names)s won the hand: %(points)d points",
-        result.points,
-    ) % {"names": names, "points": result.points}
+    text = localize_format(
+        ngettext(
+            "%(names)s won the hand: %(points)d point",
+            "%(names)s won the hand: %(points)d points",
+            result.points,
+        ),
+        {"names": names, "points": result.points},
+        names=("names",),
+    )
     return {
         "winner": result.winner,
         "points": result.points,

@@ -46,6 +46,7 @@ from games.history.replay import (
 from games.models import Match, MatchSeat
 from games.play.rendering import suit_face
 from games.play.selectors import court_piece_options
+from lib.numerals import localize_format
 
 PLAYERS = 4
 
@@ -239,21 +240,23 @@ def _pile_up(tricks: list[dict[str, Any]], seats: list[ReplaySeat]) -> None:
         if collector is not None:
             values = {"name": seats[collector].name, "count": pile, "trick": number}
             trick["collected"] = pile
-            trick["collects_text"] = (
+            trick["collects_text"] = localize_format(
                 ngettext(
                     "%(name)s collects the pile: %(count)d trick.",
                     "%(name)s collects the pile: %(count)d tricks.",
                     pile,
-                )
-                % values
+                ),
+                values,
+                names=("name",),
             )
-            trick["collected_text"] = (
+            trick["collected_text"] = localize_format(
                 ngettext(
                     "Trick %(trick)d: %(name)s collected %(count)d trick",
                     "Trick %(trick)d: %(name)s collected %(count)d tricks",
                     pile,
-                )
-                % values
+                ),
+                values,
+                names=("name",),
             )
             pile = 0
         trick["pile"] = pile
@@ -278,13 +281,14 @@ def _result_data(
         "seven": _("Seven in a row!"),
     }
     if summary.courts:
-        text = (
+        text = localize_format(
             ngettext(
                 "%(names)s won the deal: %(courts)d court",
                 "%(names)s won the deal: %(courts)d courts",
                 summary.courts,
-            )
-            % values
+            ),
+            values,
+            names=("names",),
         )
     else:
         text = _("%(names)s won the deal: no court") % values
@@ -292,11 +296,15 @@ def _result_data(
     if streak.side is None:
         streak_text = _("No side holds a streak now.")
     else:
-        streak_text = ngettext(
-            "Streak: %(names)s, %(count)d deal won in a row.",
-            "Streak: %(names)s, %(count)d deals won in a row.",
-            streak.count,
-        ) % {"names": " & ".join(sides[streak.side].names), "count": streak.count}
+        streak_text = localize_format(
+            ngettext(
+                "Streak: %(names)s, %(count)d deal won in a row.",
+                "Streak: %(names)s, %(count)d deals won in a row.",
+                streak.count,
+            ),
+            {"names": " & ".join(sides[streak.side].names), "count": streak.count},
+            names=("names",),
+        )
     return {
         "winner": result.winner,
         "points": summary.courts,
