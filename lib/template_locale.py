@@ -1,7 +1,11 @@
-"""The reader's calendar in templates: a builtin library of the site's templates (settings).
+"""The reader's calendar and names in templates: a builtin library of the site's templates.
 
 ``{{ when|local_date:"DATE_FORMAT" }}`` is Django's ``date`` filter in the reader's calendar
 (Jalali in Persian, lib.calendars); machine-read dates stay ``{{ when|date:"c" }}``.
+
+``{% blocktranslate with name=seat.name|isolate %}`` puts a name inside a sentence as ``<bdi>``:
+its direction is its own, and its digits stay as its owner wrote them (lib.numerals). For element
+text only, not an attribute.
 """
 
 from __future__ import annotations
@@ -9,6 +13,8 @@ from __future__ import annotations
 import datetime as dt
 
 from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from lib.calendars import format_date
 
@@ -22,3 +28,8 @@ def local_date(value: dt.date | dt.datetime | None, format_name: str = "DATE_FOR
     except (AttributeError, TypeError, ValueError):
         # As Django's ``date`` filter: a value that is no date shows nothing, not an error page.
         return ""
+
+
+@register.filter
+def isolate(name: object) -> SafeString:
+    return format_html("<bdi>{}</bdi>", name)

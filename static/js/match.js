@@ -262,7 +262,7 @@
       }
       status.textContent =
         chosen && status.dataset.progress
-          ? status.dataset.progress.replace("{chosen}", digitText(chosen))
+          ? digitText(status.dataset.progress.replace("{chosen}", String(chosen)))
           : status._hokmPrompt;
     }
   }

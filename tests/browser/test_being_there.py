@@ -618,9 +618,13 @@ def test_spectator_sees_tricks_and_score_never_a_hand_R8_3(people, shot) -> None
             expect(shirin.page.locator(f"#table .center [data-card='{card.text}']")).to_be_visible()
         sides = [sum(state.hand.tricks_won[s] for s in (side, side + 2)) for side in (0, 1)]
         tricks = shirin.page.locator("#table .scoreboard .score__tricks")
-        expect(tricks).to_have_text([re.compile(rf"(^|\D){n}(\D|$)") for n in sides])
+        # Shirin's page is in Persian: its numbers are in Persian digits (lib/numerals.py).
+        persian = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+        expect(tricks).to_have_text(
+            [re.compile(rf"(^|\D){str(n).translate(persian)}(\D|$)") for n in sides]
+        )
         points = shirin.page.locator("#table .scoreboard .score__points strong")
-        expect(points).to_have_text([str(p) for p in current.scores])
+        expect(points).to_have_text([str(p).translate(persian) for p in current.scores])
         expect(shirin.page.locator("#table button[data-card], #table .hand")).to_have_count(0)
 
     check_spectator()

@@ -255,8 +255,8 @@ def test_moving_moderation_to_its_app_keeps_every_row_forward_and_back() -> None
         executor = migrate(BEFORE_MOVE)
         undone = set(latest) - set(executor.loader.applied_migrations)
         # Leaves: moderation's own later migrations (0002, the rating flags) and accounts' after
-        # the move (0006, the players' looks) go back with it.
-        assert undone == {("accounts", "0006_preferences"), ("moderation", "0002_rating_flag")}
+        # the move (the players' looks, then their language) go back with it.
+        assert undone == {("accounts", "0007_language"), ("moderation", "0002_rating_flag")}
         old_apps = applied_apps(executor)
         ids = moderation_rows_add(old_apps, users=users)
         ids |= admin_traces_add(old_apps, moderator=ids["moderator"], report=ids["report"])
