@@ -16,6 +16,7 @@ from .actions import Action, CallTrump, Discard, KeepOrThrow, PlayCard
 from .cards import Card, CardTextError, Suit, cards_text
 from .draw import DrawError, HakemDraw, first_ace_hakem, high_card_hakem
 from .errors import CardNotHeldError, IllegalActionError, MustFollowSuitError
+from .fair import FairBlock, FairError, read_fair_block, verify_deal, verify_flips
 from .hand import DeckError, HandResult, HandState, Phase, apply, deck_from_deal, new_hand
 from .variants import HakemDrawMethod, UnknownVariantError, Variant, get_variant
 
@@ -209,10 +210,13 @@ def replay_record(document: Any) -> RecordReplay:
         or not all(isinstance(p, str) and p.strip() for p in players)
     ):
         raise RecordFault(f'"players" must list {variant.players} names, one per seat')
-    draw = (
-        _read_hakem_draw(document.get("hakem_draw"), variant) if "hakem_draw" in document else None
-    )
     hands = document.get("hands")
+    started = isinstance(hands, list) and bool(hands)
+    draw = (
+        _read_hakem_draw(document.get("hakem_draw"), variant, started)
+        if "hakem_draw" in document
+        else None
+    )
     if not isinstance(hands, list):
         raise RecordFault('"hands" must be a list')
     replay = RecordReplay(variant, target, list(players), draw, scores=[0] * variant.sides)
@@ -239,7 +243,7 @@ def _expected_hakem(replay: RecordReplay, number: int) -> int | None:
     return replay.hands[-1].result.next_hakem  # type: ignore[union-attr]
 
 
-def _read_hakem_draw(data: Any, variant: Variant) -> HakemDraw:
+def _read_hakem_draw(data: Any, variant: Variant, started: bool) -> HakemDraw:
     if not isinstance(data, dict):
         raise RecordFault('"hakem_draw" must be an object with "first_seat" and "cards"')
     first_seat, texts = data.get("first_seat"), data.get("cards")
@@ -260,6 +264,13 @@ def _read_hakem_draw(data: Any, variant: Variant) -> HakemDraw:
             hakem = first_ace_hakem(cards, first_seat, variant.players)
     except DrawError as error:
         raise RecordFault(f"the Hakem draw is broken: {error}") from None
+    check_fair_flips(
+        data,
+        variant,
+        started,
+        lambda message: RecordFault(f'"hakem_draw": {message}'),
+        lambda block: verify_flips(block, variant, first_seat=first_seat, cards=cards),
+    )
     return HakemDraw(variant.hakem_draw, first_seat, tuple(cards), hakem)
 
 
@@ -297,9 +308,14 @@ def _replay_hand(
     _check_holdings(variant, holdings, fault)
     if len(first5) != 5 or len(set(first5)) != 5:
         raise fault('"first5" must be 5 different cards')
+    # Beside the holdings, what a fair shuffle must have dealt (R8.4): the draw's or the unseen.
+    dealer5: Sequence[Card] | None = None
+    stock: Sequence[Card] | None = None
+    unseen: Sequence[Card] | None = None
     if variant.has_draw:
         draw = _read_draw(data.get("draw"), variant, hakem, first5, holdings, fault)
         deck = tuple(first5) + draw["dealer5"] + draw["stock"]
+        dealer5, stock = draw["dealer5"], draw["stock"]
     else:
         missing = [card for card in first5 if card not in holdings[hakem]]
         if missing:
@@ -309,6 +325,24 @@ def _replay_hand(
             deck = deck_from_deal(variant, hakem=hakem, first5=first5, holdings=holdings, rest=rest)
         except DeckError as error:
             raise fault(str(error)) from None
+        if variant.unseen_count and "unseen" in data:
+            unseen = rest
+    fair = check_fair(
+        data,
+        n,
+        fault,
+        lambda block: verify_deal(
+            block,
+            variant,
+            hand_index=number,
+            lead=hakem,
+            first5=first5,
+            cards=holdings,
+            dealer5=dealer5,
+            stock=stock,
+            unseen=unseen,
+        ),
+    )
 
     actions: list[Action] = [CallTrump(hakem, trump)]
     if variant.has_draw:
@@ -327,6 +361,7 @@ def _replay_hand(
             if sorted(state.holdings[seat]) != sorted(holdings[seat]):
                 raise fault(f'"cards"[{seat}] is not what the draw gives seat {seat}')
     state = _replay_tricks(tricks, state, number, is_last, actions)
+    check_fair_revealed(fair, state.is_over, fault)
     return ReplayedHand(hakem=hakem, trump=trump, deck=deck, actions=actions, state=state)
 
 
@@ -466,6 +501,56 @@ def _read_draw(
         "discards": (tuple(hakem_discards), tuple(dealer_discards)),
         "keep_first": keep_first,
     }
+
+
+# -- fair deals (R8.4) ---------------------------------------------------------------------------
+
+
+def check_fair(
+    data: dict[str, Any],
+    players: int,
+    fault: Callable[[str], RecordFault],
+    verify: Callable[[FairBlock], None],
+) -> FairBlock | None:
+    """A hand's optional ``fair`` block (RECORD.md, "Fair deals"): its shapes, and once its seed
+    is revealed, ``verify`` (the commitment and the deal). A block that does not verify is a
+    fault of its hand: ``fault`` gives the hand's location."""
+    value = data.get("fair")
+    if value is None:
+        return None
+    try:
+        block = read_fair_block(value, players)
+        if block.revealed:
+            verify(block)
+    except FairError as error:
+        raise fault(f'"fair": {error} (R8.4)') from None
+    return block
+
+
+def check_fair_revealed(
+    block: FairBlock | None, finished: bool, fault: Callable[[str], RecordFault]
+) -> None:
+    """R8.4: the server seed is revealed when the hand ends, so a finished hand's block holds it;
+    only an unfinished hand's block has the commitment and the client seeds alone."""
+    if block is not None and finished and not block.revealed:
+        raise fault('"fair": the hand is finished, so its block must reveal its server_seed (R8.4)')
+
+
+def check_fair_flips(
+    data: dict[str, Any],
+    variant: Variant,
+    started: bool,
+    fault: Callable[[str], RecordFault],
+    verify: Callable[[FairBlock], None],
+) -> None:
+    """The flips' optional ``fair`` block: verified as a hand's is; its seed is revealed when
+    the first hand starts, so a record with a hand must hold it. ``fault`` locates the fault on
+    the whole document."""
+    block = check_fair(data, variant.players, fault, verify)
+    if block is not None and started and not block.revealed:
+        raise fault(
+            '"fair": the first hand has started, so the block must reveal its server_seed (R8.4)'
+        )
 
 
 def _card_list(value: Any, what: str, fault: Any) -> list[Card]:

@@ -11,8 +11,20 @@ from ..actions import CallTrump, ChooseIndicator, PlayCard, RevealTrump
 from ..cards import Card, CardTextError, Suit, cards_text
 from ..draw import DrawError
 from ..errors import CardNotHeldError, IllegalActionError, IndicatorHiddenError, MustTrumpError
+from ..fair import verify_deal, verify_flips
 from ..hand import DeckError
-from ..record import FORMAT, RecordFault, _card_list, _is_int, _play_fault, _shown
+from ..record import (
+    FORMAT,
+    RecordFault,
+    _card_list,
+    _is_int,
+    _play_fault,
+    _shown,
+    check_fair,
+    check_fair_flips,
+    check_fair_revealed,
+)
+from ..variants import COURT_PIECE
 from .deal import CourtPieceDeal, DealPhase, Reveal, deal_apply, deck_from_court_deal, new_deal
 from .match import DealerDraw, DealSummary, Streak, check_dealer_draw, match_winner, summarise
 from .options import NAME, PLAYERS, CourtPieceOptions, HiddenTrump, OptionsError
@@ -152,8 +164,11 @@ def replay_court_piece_record(document: Any) -> CourtPieceReplay:
         or not all(isinstance(p, str) and p.strip() for p in players)
     ):
         raise RecordFault('"players" must list 4 names, one per seat')
-    draw = _read_draw(document["dealer_draw"], options) if "dealer_draw" in document else None
     hands = document.get("hands")
+    started = isinstance(hands, list) and bool(hands)
+    draw = (
+        _read_draw(document["dealer_draw"], options, started) if "dealer_draw" in document else None
+    )
     if not isinstance(hands, list):
         raise RecordFault('"hands" must be a list')
     replay = CourtPieceReplay(options, target, max_deals, list(players), draw)
@@ -173,7 +188,7 @@ def replay_court_piece_record(document: Any) -> CourtPieceReplay:
     return replay
 
 
-def _read_draw(data: Any, options: CourtPieceOptions) -> DealerDraw:
+def _read_draw(data: Any, options: CourtPieceOptions, started: bool) -> DealerDraw:
     if not isinstance(data, dict):
         raise RecordFault('"dealer_draw" must be an object with "first_seat" and "cards"')
     first_seat, texts = data.get("first_seat"), data.get("cards")
@@ -188,6 +203,15 @@ def _read_draw(data: Any, options: CourtPieceOptions) -> DealerDraw:
         raise RecordFault(f'"dealer_draw": {error}') from None
     except DrawError as error:
         raise RecordFault(f"the dealer draw is broken: {error}") from None
+    check_fair_flips(
+        data,
+        COURT_PIECE,
+        started,
+        lambda message: RecordFault(f'"dealer_draw": {message}'),
+        lambda block: verify_flips(
+            block, COURT_PIECE, first_seat=first_seat, cards=cards, ace_caller=options.ace_caller
+        ),
+    )
     return DealerDraw(first_seat, tuple(cards), options.ace_caller)
 
 
@@ -245,6 +269,21 @@ def _replay_deal(
         deck = deck_from_court_deal(caller=caller, first5=first5, holdings=holdings)
     except DeckError as error:
         raise fault(str(error)) from None
+    blind = options.hidden_trump is HiddenTrump.BLIND
+    fair = check_fair(
+        data,
+        PLAYERS,
+        fault,
+        lambda block: verify_deal(
+            block,
+            COURT_PIECE,
+            hand_index=number,
+            lead=caller,
+            first5=first5,
+            cards=holdings,
+            indicator=indicator if blind else None,
+        ),
+    )
     pick = first5.index(indicator) if indicator is not None else 0
     state = new_deal(options, dealer=dealer, deck=deck, blind_pick=pick)
     if options.hidden_trump is HiddenTrump.CHOSEN:
@@ -252,7 +291,9 @@ def _replay_deal(
         state = deal_apply(state, ChooseIndicator(caller, indicator))
     elif options.hidden_trump is HiddenTrump.OFF:
         state = deal_apply(state, CallTrump(caller, trump))
-    return _TrickReplay(number, state, reveal, is_last).run(tricks)
+    state = _TrickReplay(number, state, reveal, is_last).run(tricks)
+    check_fair_revealed(fair, state.is_over, fault)
+    return state
 
 
 def _read_hidden(
