@@ -268,10 +268,10 @@ def test_the_tables_status_lines_name_a_computer_as_its_plate_does():
         if seats[on_turn].computer_level:
             name = f"Hard bot {on_turn + 1}"
             if hand.phase is Phase.CALL:
-                assert f"Hakem {name} is choosing the hokm" in html
+                assert f"Hakem <bdi>{name}</bdi> is choosing the hokm" in html
                 seen.add("call")
             elif hand.phase is Phase.PLAY:
-                assert f"{name} to play" in html
+                assert f"<bdi>{name}</bdi> to play" in html  # a name is isolated (|isolate)
                 seen.add("play")
         hand = apply(hand, greedy_action(view(hand, on_turn)))
     assert "play" in seen, "no computer was on turn"

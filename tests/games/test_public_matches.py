@@ -231,7 +231,7 @@ def test_a_player_s_public_games_are_seen_from_his_seat(client, people):
 def test_a_player_s_public_games_say_who_resigned_R8(client, people):
     match = seated_match(*people[:3], variant="hokm3", table=TableFactory(), play=False)
     match_resign(match=match, seat=1)
-    assert '<span class="history-mark history-mark--resigned">sara resigned</span>' in (
+    assert '<span class="history-mark history-mark--resigned"><bdi>sara</bdi> resigned</span>' in (
         client.get(_games_url(people[1])).content.decode()
     )
     assert '<span class="history-mark history-mark--resigned">Resigned</span>' in (
