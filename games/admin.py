@@ -160,8 +160,9 @@ class MatchAdmin(SecretFieldsMixin, ReadOnlyMixin, admin.ModelAdmin):
     date_hierarchy = "created_at"
     inlines = [MatchSeatInline, HandInline]
 
-    #: The seed gives the deck of every hand, this one's and the next ones' (R6.4).
-    SECRET_FIELDS = ("seed",)
+    #: The seed gives the deck of every hand, this one's and the next ones' (R6.4); the next
+    #: hand's fair shuffle holds its server seed (R8.4).
+    SECRET_FIELDS = ("seed", "next_fair")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Match]:
         return super().get_queryset(request).prefetch_related("seats")
@@ -214,7 +215,7 @@ class HandAdmin(SecretFieldsMixin, ReadOnlyMixin, admin.ModelAdmin):
     inlines = [TrickInline, CardPlayInline]
 
     #: The deal and the hidden choices: every holding and the stock (R8.3).
-    SECRET_FIELDS = ("deck", "discards", "keep_first", "seed")
+    SECRET_FIELDS = ("deck", "discards", "keep_first", "seed", "fair")
     MATCH_FIELD = "match"
 
 

@@ -261,6 +261,12 @@ class Match(models.Model):
         _("seed"), null=True, blank=True, help_text=_("Empty for imported matches.")
     )
     partner_draw = models.BooleanField(_("draw for partners"), default=False)
+    # Fair deals (R8.4, RECORD.md "Fair deals"): the flips' shuffle, {"commit", "server_seed",
+    # "client_seeds"}, its seed public once the first hand is dealt; and the next hand's shuffle,
+    # drawn when a hand ends and committed to in that event, whose "server_seed" no byte sent to
+    # anyone may hold before that hand is over (games/play/fairness.py).
+    draw_fair = models.JSONField(_("fair flips"), default=dict, blank=True)
+    next_fair = models.JSONField(_("next fair shuffle"), default=dict, blank=True)
     options = models.JSONField(
         _("table settings"),
         default=dict,
@@ -445,6 +451,9 @@ class Hand(models.Model):
     )
     # 52 two-letter cards and 51 spaces: the whole deal order, top first (R1.2 notation).
     deck = models.CharField(_("cards dealt"), max_length=155)
+    # The hand's fair shuffle (R8.4): {"commit", "server_seed", "client_seeds"}; the seed is
+    # secret until the hand is over (games/play/fairness.py). Empty for imported hands.
+    fair = models.JSONField(_("fair shuffle"), default=dict, blank=True)
     # NULL until the Hakem calls (R3.1): "" would not be a suit either, so one empty value only.
     trump = models.CharField(  # noqa: DJ001
         _("trump"), max_length=1, choices=SUIT_CHOICES, null=True, blank=True

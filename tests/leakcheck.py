@@ -353,6 +353,9 @@ class Audit:
 
     hakem_draw: dict[str, Any] | None
     seeds: set[int] = field(default_factory=set)
+    #: Per version, the fair shuffles' server seeds (hex) still secret then (R8.4): of the hands
+    #: being played and of the next hand's shuffle, committed to but not yet dealt.
+    fair_secrets: dict[int, set[str]] = field(default_factory=dict)
     moments: dict[int, Moment] = field(default_factory=dict)
     leaks: list[Leak] = field(default_factory=list)
     messages: Counter[str] = field(default_factory=Counter)
@@ -407,6 +410,10 @@ class Audit:
         runs = [run.lower() for run in _LONG_NUMBERS.findall(text)]
         if not runs:
             return
+        if moment is not None:
+            for secret in self.fair_secrets.get(moment.version, ()):
+                if any(secret in run for run in runs):
+                    self._leak(receiver, kind, moment, "a fair shuffle's server seed", text, secret)
         for seed in self.seeds:
             for shown in (str(seed), format(seed, "x")):
                 if any(shown in run for run in runs):

@@ -111,6 +111,18 @@ def test_what_does_not_match_is_named_R8_4(tmp_path):
     assert lines[2] == "hand 1: does not match: unseen"
 
 
+def test_a_last_hand_still_sealed_is_no_failure_R8_4(tmp_path):
+    # A match resigned, or a record written while its last hand was played: that hand's seed is
+    # still secret (RECORD.md), and everything else verifies.
+    document = fair_record("hokm4")
+    del document["hands"][-1]["fair"]["server_seed"]
+    done = run_script(tmp_path, document)
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.splitlines()[-1].endswith(
+        "not over when the record was written: its seed is not revealed yet"
+    )
+
+
 def test_parts_without_a_revealed_seed_are_not_verified_R8_4(tmp_path):
     document = fair_record("hokm4")
     del document["hands"][1]["fair"]["server_seed"]
@@ -119,7 +131,8 @@ def test_parts_without_a_revealed_seed_are_not_verified_R8_4(tmp_path):
     assert done.returncode == 1
     assert done.stdout.splitlines()[1:] == [
         "hand 0: not checked: no fair block with a revealed server seed",
-        "hand 1: not checked: no fair block with a revealed server seed",
+        # The last hand may still be played: sealed, it is told apart, and hand 0 fails the run.
+        "hand 1: not over when the record was written: its seed is not revealed yet",
     ]
     done = run_script(tmp_path, "not json")
     assert done.returncode == 1 and done.stdout.startswith("cannot read the record")

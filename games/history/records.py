@@ -34,7 +34,8 @@ from games.engine.record import (
     build_record,
     replay_record,
 )
-from games.models import Match, MatchSeat
+from games.models import Hand, Match, MatchSeat
+from games.play import fairness
 from games.play.rendering import seat_name
 from games.play.selectors import (
     court_piece_deals,
@@ -85,7 +86,7 @@ def match_export_record(*, match: Match) -> dict[str, Any]:
     if get_variant(match.variant).family == "court-piece":
         options = court_piece_options(match)
         # A deal still at its call is left out by the engine: its cards are not all dealt.
-        return build_court_piece_record(
+        document = build_court_piece_record(
             options=options,
             target=match.target,
             max_deals=match.max_deals,
@@ -93,13 +94,33 @@ def match_export_record(*, match: Match) -> dict[str, Any]:
             draw=dealer_draw_from_json(match.hakem_draw, options),
             deals=court_piece_deals(match=match),
         )
-    return build_record(
-        variant=get_variant(match.variant),
-        target=match.target,
-        players=players,
-        draw=hakem_draw_from_json(match.hakem_draw),
-        hands=match_hand_states(match=match),
-    )
+    else:
+        document = build_record(
+            variant=get_variant(match.variant),
+            target=match.target,
+            players=players,
+            draw=hakem_draw_from_json(match.hakem_draw),
+            hands=match_hand_states(match=match),
+        )
+    _fair_blocks_add(document, match=match)
+    return document
+
+
+def _fair_blocks_add(document: dict[str, Any], *, match: Match) -> None:
+    """The ``fair`` blocks of a match dealt fairly (RECORD.md, "Fair deals"): every hand's, its
+    server seed only once the hand is over, and the flips' (never under R2.3's draw for partners,
+    whose record holds no flips). One query, for a match dealt fairly only (its flips' block)."""
+    if not match.draw_fair:
+        return
+    rows = Hand.objects.filter(match=match).exclude(fair={}).values_list("number", "fair", "status")
+    blocks = {number: (fair, status == Hand.Status.FINISHED) for number, fair, status in rows}
+    for number, hand in enumerate(document.get("hands", [])):
+        if number in blocks:
+            block, over = blocks[number]
+            hand["fair"] = fairness.public(block, revealed=over)
+    flips = document.get("hakem_draw") or document.get("dealer_draw")
+    if match.draw_fair and flips is not None and not match.partner_draw:
+        flips["fair"] = fairness.public(match.draw_fair, revealed=True)
 
 
 def json_constant_refuse(name: str) -> NoReturn:

@@ -49,6 +49,7 @@ from games.play.presence import (
 from games.play.protocol import (
     ActionMessage,
     ChatRequest,
+    ClientSeedMessage,
     PingMessage,
     ProtocolError,
     ResignMessage,
@@ -68,8 +69,10 @@ from games.play.rendering import (
 )
 from games.play.services import (
     ClientActionResult,
+    ClientSeedError,
     StaleVersionError,
     match_client_action,
+    match_client_seed,
     match_clock,
     match_clock_resume,
     match_resign,
@@ -226,6 +229,8 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
                 await self.seat_change(message)
             elif isinstance(message, ResignMessage):
                 await self.resign()
+            elif isinstance(message, ClientSeedMessage):
+                await self.client_seed(message)
             elif isinstance(message, ActionMessage):
                 await self.take_action(message)
             elif isinstance(message, ChatRequest):
@@ -275,6 +280,19 @@ class _MatchConsumer(SocketLimits, SessionBoundSocket, AsyncWebsocketConsumer, A
         except IllegalActionError as error:
             await self.send_error(error.code, error.message)
         # The new state reaches every socket of the match as an event.
+
+    async def client_seed(self, message: ClientSeedMessage) -> None:
+        """The seat's seed for the next shuffle (R8.4): ``client_seed_ok`` with the commitment it
+        went to, or an error (``stale_commit``, ``bad_seed``)."""
+        assert self.seat is not None  # the parser refuses it from spectators
+        try:
+            await database_sync_to_async(match_client_seed)(
+                match=self.match_id, seat=self.seat, commit=message.commit, seed=message.seed
+            )
+        except ClientSeedError as error:
+            await self.send_error(error.code, str(error))
+            return
+        await self.send_json_message("client_seed_ok", {"commit": message.commit})
 
     async def resign(self) -> None:
         """The player's side loses the match at once (R8); refused, with its reason, when the
@@ -745,6 +763,9 @@ def match_payload(
         ],
         "spectators": presence.spectators,
         "clock": match_clock(match=match, state=state, seats=seats),
+        # The next shuffle's commitment while it waits for its deal (R8.4): a seat answers
+        # with ``client_seed``; never its server seed (games/play/fairness.py).
+        "next_commit": (match.next_fair or {}).get("commit"),
         "view": game_view(state, seat),
     }
 

@@ -71,8 +71,23 @@ class ResignMessage:
     """``resign``: the player's side loses the match at once (R8; ``match_resign``)."""
 
 
+@dataclass(frozen=True, slots=True)
+class ClientSeedMessage:
+    """``client_seed``: the seat's seed for the shuffle committed to as ``commit`` (R8.4): 0 to
+    64 characters from 0x20 to 0x7E but ``|`` (checked by the service)."""
+
+    commit: str
+    seed: str
+
+
 ClientMessage = (
-    ActionMessage | ResyncMessage | PingMessage | ChatRequest | SeatMessage | ResignMessage
+    ActionMessage
+    | ResyncMessage
+    | PingMessage
+    | ChatRequest
+    | SeatMessage
+    | ResignMessage
+    | ClientSeedMessage
 )
 
 
@@ -108,6 +123,13 @@ def parse_client_message(text: str | None, *, seat: int | None) -> ClientMessage
         if seat is None:
             raise ProtocolError("not_seated", "spectators have no seat to resign")
         return ResignMessage()
+    if kind == "client_seed":
+        if seat is None:
+            raise ProtocolError("not_seated", "only the seated players' seeds go into a shuffle")
+        commit, seed = data.get("commit"), data.get("seed")
+        if not isinstance(commit, str) or not isinstance(seed, str):
+            raise ProtocolError("bad_message", "client_seed needs a commit and a seed, as strings")
+        return ClientSeedMessage(commit=commit, seed=seed)
     if kind != "action":
         raise ProtocolError("unknown_type", f"unknown message type {_shown(kind)}")
     client_seq = _int(data.get("client_seq"), "client_seq")

@@ -434,6 +434,11 @@ def table_context(
         "sides": sides,
         "team_play": variant.sides != players,
         "banner": banner,
+        # The next hand's shuffle, committed to while its deal waits (R8.4): shown to everyone,
+        # and a seated player's page answers it with its client seed (static/js/match.js).
+        "next_commit": (match.next_fair or {}).get("commit")
+        if banner and not data["over"]
+        else None,
         "rated": match.rated,
         "rating_moves": [
             SeatRatingMove(seat=seat_infos[index], move=move)

@@ -47,6 +47,7 @@ from games.engine import (
     bot_facts,
     deal_result_json,
     discard_count,
+    fair_hakem_draw,
     game_apply,
     game_next,
     get_variant,
@@ -71,7 +72,7 @@ from games.models import (
     Trick,
     deck_to_text,
 )
-from games.play import bot_pool
+from games.play import bot_pool, fairness
 from games.play.autoplay import autoplay_on_commit, bot_delay, next_hand_delay
 from games.play.events import match_event_on_commit
 from games.play.loads import event_prime
@@ -129,9 +130,15 @@ def match_create(
     options: dict[str, Any] | None = None,
     max_deals: int | None = None,
     rated: bool = False,
+    client_seeds: Sequence[str] | None = None,
 ) -> Match:
     """Draw the first Hakem (R2) or dealer (R9.2), store the match with its seats and deal
     hand 0.
+
+    The flips and every hand are fair shuffles (R8.4, ``games.play.fairness``): each from a fresh
+    server seed and the seats' ``client_seeds`` (for the flips and hand 0: those given here, ""
+    for each seat by default). A ``seed`` given instead deals everything from it the way matches
+    were dealt before fair deals, reproducibly (tests, benchmarks): such a match has no fair blocks.
 
     ``seats`` are in the order the players sat down. With ``partner_draw`` (R2.3, four players)
     they are re-seated so that the drawn partners sit opposite; the stored seats are in play order
@@ -162,21 +169,34 @@ def match_create(
         raise ValueError("the turn clock must be a positive number of seconds, or None")
     if rated and (clock_seconds is None or any(seat.user is None for seat in seats)):
         raise ValueError("a rated match needs a person in every seat and a turn clock")
+    fair = seed is None
     if seed is None:
         seed = new_seed()
     if seed not in _SEED_RANGE:
         raise ValueError("the seed must fit a signed 64-bit integer")
+    draw_block = fairness.block_new(rules.players, client_seeds) if fair else {}
+    hand_block = fairness.block_new(rules.players, client_seeds) if fair else {}
     state: GameState
     if court_piece:
         settings = CourtPieceOptions.from_json(options or {})  # raises OptionsError (ValueError)
         options = settings.to_json()
         state = new_court_piece_match(settings, seed=seed, target=target, max_deals=max_deals)
+        if fair:
+            state = fairness.first_deal(state, draw=draw_block, hand=hand_block)
         assert state.draw is not None  # a new match always draws
         draw_json = state.draw.to_json()
         seated = list(seats)
     else:
         options = {}
         state = new_match(rules, seed=seed, target=target, partner_draw=partner_draw)
+        if fair:
+            if partner_draw:
+                # Hand 0 is dealt to the seats as re-seated: each seat's seed follows its player.
+                seating = fair_hakem_draw(rules, *fairness.seeds_of(draw_block), partner_draw=True)
+                hand_block = fairness.seeds_reseated(hand_block, seating.seating)
+            state = fairness.first_hand(
+                state, draw=draw_block, hand=hand_block, partner_draw=partner_draw
+            )
         hakem_draw = state.draw
         assert hakem_draw is not None  # new_match always draws
         draw_json = hakem_draw.to_json()
@@ -195,6 +215,8 @@ def match_create(
             options=options,
             max_deals=max_deals,
             hakem_draw=draw_json,
+            # The flips' seed is public from now: the first hand is dealt (R8.4).
+            draw_fair=draw_block,
             status=Match.Status.PLAYING,
             scores=list(state.scores),
             clock_seconds=clock_seconds,
@@ -203,7 +225,7 @@ def match_create(
             started_at=now,
         )
         rows = match_seats_store(match=match, seats=seated)
-        hand = round_store_new(match=match, number=0, state=state, at=now)
+        hand = round_store_new(match=match, number=0, state=state, at=now, fair=hand_block)
         match.step_at = _step_at(match=match, state=state, seats=rows, now=now)
         match.save(update_fields=["step_at"])
         created: dict[str, Any] = {
@@ -215,6 +237,11 @@ def match_create(
             "hakem_draw": draw_json,
             **_hand_dealt_data(number=0, state=state),
         }
+        if fair:
+            created["fair"] = {
+                "draw": fairness.public(draw_block, revealed=True),
+                "hand": fairness.public(hand_block, revealed=False),
+            }
         if court_piece:
             created |= {"options": options, "max_deals": max_deals}
         _event_on_commit(
@@ -291,6 +318,15 @@ def _apply_locked(
         hand_store_progress(hand=current, before=before.hand, after=after.hand, at=now)
         data = _action_event_data(hand=current, before=before, after=after, action=action)
     locked.scores = list(after.scores)
+    fair_fields: list[str] = []
+    if current.fair and fairness.round_over(after) and not fairness.round_over(before):
+        # The hand is over: its seed is revealed, and the next shuffle is committed to before
+        # its deal, so that the seats' clients can add their seeds meanwhile (R8.4).
+        data = data | {"fair": {"hand": fairness.public(current.fair, revealed=True)}}
+        if not after.is_over:
+            locked.next_fair = fairness.block_new(len(seats))
+            data["fair"]["next_commit"] = locked.next_fair["commit"]
+            fair_fields = ["next_fair"]
     if after.is_over:
         locked.status = Match.Status.FINISHED
         locked.winner_side = after.winner
@@ -303,7 +339,15 @@ def _apply_locked(
     locked.version += 1
     locked.step_at = _step_at(match=locked, state=after, seats=seats, now=now)
     locked.save(
-        update_fields=["scores", "status", "winner_side", "finished_at", "version", "step_at"]
+        update_fields=[
+            "scores",
+            "status",
+            "winner_side",
+            "finished_at",
+            "version",
+            "step_at",
+            *fair_fields,
+        ]
     )
     _event_on_commit(
         locked,
@@ -400,6 +444,36 @@ def match_client_action(
     return ClientActionResult(match=locked, applied=True, version=locked.version)
 
 
+class ClientSeedError(ValueError):
+    """A client seed the site refuses; nothing changed. ``code``: ``stale_commit`` (no shuffle is
+    waiting for that commitment: the deal has gone ahead) or ``bad_seed``."""
+
+    def __init__(self, message: str, *, code: str) -> None:
+        self.code = code
+        super().__init__(message)
+
+
+def match_client_seed(*, match: Match | int, seat: int, commit: str, seed: str) -> None:
+    """The seat's client seed for the shuffle committed to as ``commit`` (R8.4): it goes into
+    the next deal if it comes before the deal. A seat may send it again until then; the last one
+    counts. Not an event: the seeds are published with the deal."""
+    with transaction.atomic(durable=True):
+        locked = _match_lock(match)
+        block = locked.next_fair
+        if not block or block.get("commit") != commit:
+            raise ClientSeedError(
+                "no shuffle is waiting for that commitment: the deal has gone ahead",
+                code="stale_commit",
+            )
+        if not 0 <= seat < len(block["client_seeds"]):
+            raise ClientSeedError("no such seat", code="bad_seed")
+        try:
+            locked.next_fair = fairness.client_seed_set(block, seat=seat, seed=seed)
+        except ValueError as error:
+            raise ClientSeedError(str(error), code="bad_seed") from None
+        locked.save(update_fields=["next_fair"])
+
+
 def match_deal_next_hand(*, match: Match | int, expected_version: int | None = None) -> Match:
     """Deal the next hand once the current one is decided and the match is not (R6).
 
@@ -418,19 +492,29 @@ def match_deal_next_hand(*, match: Match | int, expected_version: int | None = N
 
 
 def _deal_locked(*, locked: Match, position: Position, seats: list[MatchSeat]) -> None:
-    state = game_next(position.state)
     number = position.hands
+    # A fair match deals from the shuffle committed to when the last hand ended, with the client
+    # seeds that came since (R8.4); a match dealt from its seed (match_create) from that seed.
+    block = locked.next_fair or (fairness.block_new(len(seats)) if position.hand.fair else {})
+    if block:
+        state = fairness.deal_next(position.state, block, hand_index=number)
+    else:
+        state = game_next(position.state)
     now = timezone.now()
-    hand = round_store_new(match=locked, number=number, state=state, at=now)
+    hand = round_store_new(match=locked, number=number, state=state, at=now, fair=block)
     locked.version += 1
     locked.step_at = _step_at(match=locked, state=state, seats=seats, now=now)
-    locked.save(update_fields=["version", "step_at"])
+    locked.next_fair = {}
+    locked.save(update_fields=["version", "step_at", "next_fair"])
+    data = _hand_dealt_data(number=number, state=state)
+    if block:
+        data["fair"] = {"hand": fairness.public(block, revealed=False)}
     _event_on_commit(
         locked,
         position=Position(state=state, hand=hand, hands=number + 1),
         seats=seats,
         kind="hand_dealt",
-        data=_hand_dealt_data(number=number, state=state),
+        data=data,
     )
     autoplay_on_commit(locked.pk)
 
@@ -993,16 +1077,23 @@ def match_seats_store(*, match: Match, seats: Sequence[SeatSpec]) -> list[MatchS
     )
 
 
-def round_store_new(*, match: Match, number: int, state: GameState, at: datetime) -> Hand:
+def round_store_new(
+    *, match: Match, number: int, state: GameState, at: datetime, fair: dict[str, Any] | None = None
+) -> Hand:
     """The row of the match's freshly dealt hand or deal (:func:`hand_store_new`,
-    :func:`deal_store_new`)."""
+    :func:`deal_store_new`), with its fair shuffle's block when it has one (R8.4)."""
     if isinstance(state, CourtPieceMatch):
-        return deal_store_new(
+        hand = deal_store_new(
             match=match, number=number, deal=state.deal, seed=state.deal_seed, at=at
         )
-    return hand_store_new(
-        match=match, number=number, state=state.hand, seed=round_seed(state), at=at
-    )
+    else:
+        hand = hand_store_new(
+            match=match, number=number, state=state.hand, seed=round_seed(state), at=at
+        )
+    if fair:
+        hand.fair = fair
+        hand.save(update_fields=["fair"])
+    return hand
 
 
 def deal_store_new(

@@ -291,6 +291,10 @@
       sendSeat(form, event);
       return;
     }
+    if (form.dataset.clientSeed) {
+      sendClientSeed(form, event);
+      return;
+    }
     var table = form.closest("#table");
     if (!table || table.classList.contains("is-sending")) {
       event.preventDefault();
@@ -355,6 +359,51 @@
   /* "I'm back", "Leave the match" (R8.1) and "Resign" (R8): {"type": "back"}, {"type": "leave"}
      or {"type": "resign"}, no client_seq (taking the seat back twice, or leaving twice, changes
      nothing; resigning twice is refused). Leaving and resigning ask first, in the page's dialog. */
+  /* Fair deals (R8.4, docs/fairness.md): the next shuffle is sealed while the last hand's result
+     shows; this page adds its seat's seed to it, once per commitment: the player's own, typed in
+     the settings, else a fresh random one. */
+  var seededCommits = {};
+
+  function clientSeed() {
+    // The player's own, typed on the settings page (static/js/client-seed.js), if valid.
+    var own = storageGet("hokm-client-seed");
+    if (own && /^[\x20-\x7b\x7d\x7e]{0,64}$/.test(own)) {
+      return own;
+    }
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map
+      .call(bytes, function (b) {
+        return (b < 16 ? "0" : "") + b.toString(16);
+      })
+      .join("");
+  }
+
+  function sendClientSeed(form, event) {
+    var parameters = event.detail.parameters;
+    Object.keys(parameters).forEach(function (key) {
+      delete parameters[key];
+    });
+    parameters.type = "client_seed";
+    parameters.commit = form.dataset.clientSeed;
+    parameters.seed = clientSeed();
+    event.detail.headers = null;
+  }
+
+  function answerCommitment() {
+    var form = document.querySelector("#table form[data-client-seed]");
+    if (!form || seededCommits[form.dataset.clientSeed] || !window.htmx) {
+      return;
+    }
+    seededCommits[form.dataset.clientSeed] = true;
+    window.htmx.trigger(form, "submit");
+  }
+
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    // After htmx has wired the new table's forms to the socket.
+    window.setTimeout(answerCommitment, 0);
+  });
+
   function sendSeat(form, event) {
     if (form.dataset.confirm && !form._hokmConfirmed) {
       event.preventDefault();

@@ -32,7 +32,8 @@ from games.engine import (
 )
 from games.lobby.selectors import computer_player_name
 from games.lobby.services import table_create
-from games.models import CardPlay, ComputerLevel, Match, MatchSeat, Seat, Table
+from games.models import CardPlay, ComputerLevel, Hand, Match, MatchSeat, Seat, Table
+from games.play import fairness
 from games.play.services import SeatSpec, match_apply_action, match_create, match_deal_next_hand
 
 
@@ -87,13 +88,31 @@ class MatchFactory(factory.Factory):
 
 
 def shadow_of(match: Match) -> MatchState:
-    """The engine's own copy of a stored match, as ``match_create`` started it."""
-    return new_match(
+    """The engine's own copy of a stored match, as ``match_create`` started it: from its seed,
+    or, dealt fairly (R8.4), from the flips' and the first hand's stored shuffles."""
+    state = new_match(
         get_variant(match.variant),
         seed=match.seed,
         target=match.target,
         partner_draw=match.partner_draw,
     )
+    if match.draw_fair:
+        first = Hand.objects.get(match=match, number=0)
+        state = fairness.first_hand(
+            state, draw=match.draw_fair, hand=first.fair, partner_draw=match.partner_draw
+        )
+    return state
+
+
+def shadow_next(match_id: int, state: MatchState) -> MatchState:
+    """The engine's copy of the hand the services just dealt: from the match's seed, or from the
+    fair shuffle stored with it (R8.4)."""
+    dealt = Hand.objects.filter(match_id=match_id).order_by("-number").first()
+    if dealt is not None and dealt.fair:
+        after = fairness.deal_next(state, dealt.fair, hand_index=dealt.number)
+        assert isinstance(after, MatchState)
+        return after
+    return next_hand(state)
 
 
 @dataclass
@@ -131,7 +150,7 @@ def match_play(
     while not state.is_over and not (until and until(state)):
         if state.awaiting_next_hand:
             match_deal_next_hand(match=match.pk)
-            state = next_hand(state)
+            state = shadow_next(match.pk, state)
         else:
             action = rng.choice(match_legal_actions(state))
             match_apply_action(match=match.pk, seat=action.seat, action=action)

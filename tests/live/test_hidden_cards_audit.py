@@ -151,7 +151,9 @@ def _create(
     return match_create(
         variant=variant,
         target=target,
-        seed=seed,
+        # Half the matches dealt fairly (R8.4), as the site deals, from fresh server seeds: the
+        # audit checks their seeds too; the others from the run's seed, reproducibly.
+        seed=None if seed % 2 else seed,
         table=table,
         partner_draw=partner_draw,
         seats=[SeatSpec(name=u.username, user=u) for u in users],
@@ -205,7 +207,20 @@ class MatchRun:
             # The engine's own state (a CourtPieceMatch for Court Piece), never a view.
             self.state = match_state_build(match=match)
             self.audit.moment_add(self.state, version=match.version)
-        self.audit.seeds.update(Hand.objects.filter(match=match).values_list("seed", flat=True))
+        self.audit.seeds.update(
+            Hand.objects.filter(match=match, seed__isnull=False).values_list("seed", flat=True)
+        )
+        # A fair match (R8.4): the seeds of the hands still played, and of the next shuffle.
+        secret = {
+            fair["server_seed"]
+            for fair, status in Hand.objects.filter(match=match)
+            .exclude(fair={})
+            .values_list("fair", "status")
+            if status == Hand.Status.PLAYING
+        }
+        if match.next_fair:
+            secret.add(match.next_fair["server_seed"])
+        self.audit.fair_secrets[match.version] = secret
         self.over = match.status != Match.Status.PLAYING
         return match.version
 
@@ -224,7 +239,7 @@ class MatchRun:
             self.variant, self.target, seed, people[:players], partner_draw, self.options
         )
         self.match_id = match.pk
-        self.audit = Audit(hakem_draw=match.hakem_draw, seeds=match_seeds(seed))
+        self.audit = Audit(hakem_draw=match.hakem_draw, seeds=match_seeds(match.seed))
         await self.snapshot()
         # After a draw for partners (R2.3) the players sit in the order the draw gave.
         seated = await database_sync_to_async(
