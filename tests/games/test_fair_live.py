@@ -192,3 +192,83 @@ def test_the_hidden_cards_audit_catches_a_server_seed_sent_early_R8_4() -> None:
     audit.fair_secrets[3] = set()
     audit.check_json("seat 0", 0, json.dumps(frame))
     assert audit.leaks == []
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_program_answers_the_commitment_over_the_json_protocol_R8_4() -> None:
+    """docs/protocol.md, "Fair deals": the state names ``next_commit`` in the pause before a
+    deal; ``client_seed`` answers it (``client_seed_ok``), and the deal takes the seed."""
+    from channels.db import database_sync_to_async
+
+    from tests.games.factories import UserFactory
+    from tests.live.match_sockets import connect, frame_of_type
+
+    def start() -> tuple[Match, object]:
+        person = UserFactory()
+        match = match_create(
+            variant="hokm2",
+            target=3,
+            seats=[SeatSpec(name=person.username, user=person), *_computers(1)],
+        )
+        # Both seats played by computers until the first hand is over (he left, R8.1).
+        from games.play.services import match_seat_leave
+
+        match_seat_leave(match=match.pk, seat=0)
+        while not Match.objects.get(pk=match.pk).next_fair:
+            assert match_step(match=match.pk, rush=True)
+        return match, person
+
+    match, person = await database_sync_to_async(start)()
+    socket = await connect(person, match.pk)
+    state = await frame_of_type(socket, "state")
+    commit = state["data"]["next_commit"]
+    assert commit and len(commit) == 64
+    # The waiting shuffle's seed is nowhere in what the program got.
+    waiting = await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).next_fair)()
+    assert waiting["server_seed"] not in json.dumps(state)
+    await socket.send_to(
+        text_data=json.dumps({"type": "client_seed", "commit": commit, "seed": "x|y"})
+    )
+    assert (await frame_of_type(socket, "error"))["data"]["code"] == "bad_seed"
+    await socket.send_to(
+        text_data=json.dumps({"type": "client_seed", "commit": commit, "seed": "from a program"})
+    )
+    assert (await frame_of_type(socket, "client_seed_ok"))["data"] == {"commit": commit}
+    await database_sync_to_async(match_step)(match=match.pk, rush=True)  # the deal
+    dealt = await frame_of_type(socket, "event")
+    assert dealt["data"]["event"]["kind"] == "hand_dealt"
+    assert dealt["data"]["event"]["fair"]["hand"] == {
+        "commit": commit,
+        "client_seeds": ["from a program", ""],
+    }
+    assert dealt["data"]["next_commit"] is None
+    await socket.send_to(
+        text_data=json.dumps({"type": "client_seed", "commit": commit, "seed": "late"})
+    )
+    assert (await frame_of_type(socket, "error"))["data"]["code"] == "stale_commit"
+    await socket.disconnect()
+
+
+def test_the_table_shows_the_sealed_shuffle_and_a_seat_answers_it_R8_4(client) -> None:
+    from django.urls import reverse
+
+    from games.play.services import match_seat_leave
+    from tests.accounts.players import client_for
+    from tests.games.factories import UserFactory
+
+    person = UserFactory()
+    match = match_create(
+        variant="hokm2",
+        target=3,
+        seats=[SeatSpec(name=person.username, user=person), *_computers(1)],
+    )
+    match_seat_leave(match=match.pk, seat=0)
+    while not Match.objects.get(pk=match.pk).next_fair:
+        assert match_step(match=match.pk, rush=True)
+    waiting = Match.objects.get(pk=match.pk).next_fair
+    page = client_for(person).get(reverse("games:match", args=[match.pk])).content.decode()
+    # The seat's page: the commitment, and the form its script sends its seed with.
+    assert f'data-client-seed="{waiting["commit"]}"' in page
+    assert waiting["commit"][:12] in page
+    assert waiting["server_seed"] not in page
