@@ -109,6 +109,18 @@ SECRET_WORDS = re.compile(
 _LONG_NUMBERS = re.compile(r"[0-9A-Fa-f]{8,}")
 
 
+def _without_sentences(text: str) -> str:
+    """A replay page without its script's fixed sentences (the data's ``text``, translated
+    templates such as "the server seed revealed after the hand..."): words there are prose, not
+    fields. Everything else of the page is scanned for the words of SECRET_WORDS."""
+    found = REPLAY_DATA.search(text)
+    if not found:
+        return text
+    data = json.loads(found.group(1))
+    data.pop("text", None)
+    return text[: found.start(1)] + json.dumps(data) + text[found.end(1) :]
+
+
 def match_seeds(seed: int, *, hands: int = 64) -> set[int]:
     """Every seed a match's deals come from, as ``games.engine`` derives them: its own, the
     first-Hakem draw's (R2.6) and its hands' (R6.4); for Court Piece the first-dealer draw's
@@ -521,7 +533,7 @@ class Audit:
         self._count(kind, text)
         moment = self.latest
         self._secrets(receiver, kind, moment, text)
-        for word in sorted({w.lower() for w in SECRET_WORDS.findall(text)}):
+        for word in sorted({w.lower() for w in SECRET_WORDS.findall(_without_sentences(text))}):
             self._leak(receiver, kind, moment, f"the word {word!r}", text, word)
         settings = "".join(SETTINGS_HTML.findall(text))
         if settings:

@@ -13,6 +13,16 @@ faces the page can draw are exactly the cards the data names.
 
 A Court Piece match (R9) is built by ``games.history.replay_court_piece`` in the same shape, with
 the seats, sides and data of the page made by the helpers here.
+
+Fair deals (R8.4; RECORD.md, "Fair deals"): each *finished* hand of a match dealt fairly also
+carries its public block (``fair``: commit, server seed, client seeds, as
+``games.play.fairness.public`` shows a revealed one) and what its deal must reproduce that the
+page's data does not hold already (``dealt``: the Hakem's or caller's first five, and the unseen
+cards of hokm2 or the dealer's five and the stock of hokm2-draw), for ``static/js/verify-deal.js``
+to recompute the shuffle in the browser as ``scripts/verify_deal.py`` does. Nothing of the kind
+goes in for a hand not over (``Hand.status``), whoever looks: its server seed is secret until it
+ends, and the next hand's (``Match.next_fair``) is never read here. A match dealt fairly costs
+one query more, for its hands' blocks.
 """
 
 from __future__ import annotations
@@ -37,8 +47,10 @@ from games.engine import (
     get_variant,
     sorted_hand,
 )
+from games.engine.record import hand_record
 from games.history.court_piece import Setting
-from games.models import Match, MatchSeat
+from games.models import Hand, Match, MatchSeat
+from games.play import fairness
 from games.play.rendering import (
     PETALS,
     SEAT_POSITIONS,
@@ -135,6 +147,7 @@ def replay_build(
     lines: list[HandLine] = []
     shown: set[Card] = set()
     scores = [0] * variant.sides
+    blocks = fair_blocks(match)
     for number, state in enumerate(states):
         before = list(scores)
         result = state.result
@@ -145,6 +158,9 @@ def replay_build(
         hand["number"] = number + 1
         hand["score_before"] = before
         hand["score_after"] = list(scores) if result is not None else None
+        if number in blocks and result is not None and "cards" in hand:
+            hand["fair"] = blocks[number]
+            hand["dealt"] = _dealt_data(state)
         hands_data.append(hand)
         shown.update(_named_cards(hand))
         lines.append(
@@ -173,6 +189,7 @@ def replay_build(
         you=you,
     )
     data["text"] = texts()
+    fair_texts_add(data, match=match)
     return Replay(
         data=data,
         faces=faces_html(shown),
@@ -184,6 +201,45 @@ def replay_build(
         shows_cards=any("cards" in hand for hand in hands_data),
         variant_title=str(match.get_variant_display()),
     )
+
+
+def fair_blocks(match: Match) -> dict[int, dict[str, Any]]:
+    """The public fair block (R8.4) of every finished hand of ``match``, its server seed
+    included, by the hand's number (from 0, the INDEX its shuffle was drawn for). A hand still
+    being played has none here, even in a match that is over (abandoned): its seed stays secret.
+    No query for a match dealt before fair deals (or imported): its flips have no block either."""
+    if not match.draw_fair:
+        return {}
+    rows = (
+        Hand.objects.filter(match=match, status=Hand.Status.FINISHED)
+        .exclude(fair={})
+        .values_list("number", "fair")
+    )
+    return {number: fairness.public(block, revealed=True) for number, block in rows}
+
+
+def fair_texts_add(data: dict[str, Any], *, match: Match, court_piece: bool = False) -> None:
+    """Mark the data of a match dealt fairly (``fair``) and give the sentences of its check
+    (``text.verify``); a match dealt before fair deals gets neither, and no button."""
+    data["fair"] = bool(match.draw_fair)
+    if data["fair"]:
+        data["text"]["verify"] = verify_texts(court_piece=court_piece)
+
+
+def _dealt_data(state: HandState) -> dict[str, list[str]]:
+    """What a finished hand's fair shuffle must deal beside each seat's cards, as its record
+    holds it (``games.engine.record.hand_record``): the Hakem's first five; hokm2's unseen cards
+    in order; hokm2-draw's dealer's five and stock in order (its seats' ``cards`` are after the
+    draw, so not what was dealt). Keys unlike the record's (``first_five``): a page holds no word
+    that names a deal's secret parts (tests/leakcheck.py), even once they are public."""
+    record = hand_record(state)
+    dealt: dict[str, list[str]] = {"first_five": record["first5"]}
+    if "unseen" in record:
+        dealt["unseen"] = record["unseen"]
+    if "draw" in record:
+        dealt["dealer_five"] = record["draw"]["dealer5"]
+        dealt["stock"] = record["draw"]["stock"]
+    return dealt
 
 
 def seats_and_sides(
@@ -391,4 +447,34 @@ def texts() -> dict[str, str | dict[str, str]]:
         "hakem_is": _("%(name)s is the Hakem"),
         "suits": {suit.value: str(suit_face(suit).name) for suit in Suit},
         "suit_titles": {suit.value: str(suit_face(suit).title) for suit in Suit},
+    }
+
+
+def verify_texts(*, court_piece: bool = False) -> dict[str, str]:
+    """The sentences of "Verify this deal" (``static/js/verify-deal.js``, R8.4): ``%(name)s``
+    is a seat's name."""
+    return {
+        "checking": _("Checking the deal…"),
+        "ok": _(
+            "This deal is verified: the server seed revealed after the hand is the one committed "
+            "to before the deal, and shuffling with it and the players' seeds deals exactly "
+            "these cards."
+        ),
+        "bad": _("This deal does NOT match its fair shuffle:"),
+        "format": _("The seeds are not written the way fair deals write them."),
+        "commit": _("The server seed is not the one committed to before the deal."),
+        "first_five": _("The first five cards of %(name)s are not those the shuffle deals."),
+        "cards": _("The cards of %(name)s are not those the shuffle deals."),
+        "every": _("The shuffle deals other cards to every player."),
+        "stock": _("The stock is not the one the shuffle leaves."),
+        "unseen": _("The cards nobody saw are not those the shuffle leaves."),
+        "blind": _("The hidden trump card is not the one the shuffle picks."),
+        "unreadable": _("The data of this deal could not be read."),
+        "unsupported": _(
+            "This browser cannot check the deal here: it needs the Web Crypto API, which works "
+            "only over a secure connection."
+        ),
+        "later": _("This deal can be checked once it is over.")
+        if court_piece
+        else _("This hand's deal can be checked once the hand is over."),
     }

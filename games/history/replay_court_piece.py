@@ -10,6 +10,10 @@ deal still being played the data holds only what the engine's spectator view hol
 (``court_piece_view(deal, None)``), to everyone, its players included: each seat's holding as a
 count, no indicator before its reveal, no trump hidden under it, and under Double Sir no card of
 a trick gone face down to the pile (its leader, winner and collector stay public).
+
+A finished deal of a match dealt fairly carries its fair block and its caller's first five, as
+``games.history.replay`` says (R8.4): the indicator, which its data keeps apart from the caller's
+cards, is in ``hidden.card`` already.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ from games.history.replay import (
     ReplaySeat,
     ReplaySide,
     faces_html,
+    fair_blocks,
+    fair_texts_add,
     replay_data,
     seats_and_sides,
     texts,
@@ -73,6 +79,7 @@ def court_piece_replay_build(
     lines: list[HandLine] = []
     shown: set[Card] = set()
     streak, scores = Streak(), (0, 0)
+    blocks = fair_blocks(match)
     for number, deal in enumerate(deals):
         before = list(scores)
         summary = None
@@ -93,6 +100,9 @@ def court_piece_replay_build(
             "score_after": list(scores) if summary else None,
             "result": _result_data(summary, seats=replay_seats, sides=sides),
         }
+        if number in blocks and deal.is_over and "cards" in hand:
+            hand["fair"] = blocks[number]
+            hand["dealt"] = {"first_five": [card.text for card in deal.first5]}
         hands_data.append(hand)
         shown.update(_named_cards(hand))
         lines.append(_hand_line(hand, replay_seats))
@@ -109,6 +119,7 @@ def court_piece_replay_build(
     )
     data["court_piece"] = True
     data["text"] = texts() | _court_texts()
+    fair_texts_add(data, match=match, court_piece=True)
     return Replay(
         data=data,
         faces=faces_html(shown),

@@ -12,6 +12,7 @@ search on instead of breaking the test.
 
 from __future__ import annotations
 
+import functools
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from unittest import mock
@@ -35,6 +36,7 @@ from games.engine.game import awaiting_next, bot_facts, game_apply, game_next, s
 from games.lobby.services import play_against_computer
 from games.models import Match
 from games.play.rendering import card_face, suit_face
+from games.play.services import match_create
 
 #: Double Sir (R9.12) and hidden trump that the caller picks (R9.14).
 OPTIONS = {"double_sir": True, "hidden_trump": "chosen"}
@@ -135,7 +137,10 @@ def court_piece_against_computer(user, seed: int) -> int:
 
     def create() -> int:
         try:
-            with mock.patch("games.play.services.new_seed", return_value=seed):
+            # Dealt from ``seed`` the way match_create deals a given seed, not fairly (R8.4):
+            # the plan was found for that seed.
+            dealt_from_seed = functools.partial(match_create, seed=seed)
+            with mock.patch("games.lobby.services.match_create", dealt_from_seed):
                 match = play_against_computer(
                     user=user,
                     variant="court-piece",

@@ -10,6 +10,7 @@ consumer.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from datetime import timedelta
@@ -747,7 +748,10 @@ async def test_a_match_against_the_computer_is_resumed_after_seven_days_R8_2(
 ):
     # Seed 5: he is the first Hakem (he calls, then his lead waits); seed 8: the computers play
     # up to his first card.
-    monkeypatch.setattr("games.play.services.new_seed", lambda: 5)
+    # Dealt from that seed as match_create deals a given seed (not fairly, R8.4).
+    monkeypatch.setattr(
+        "games.lobby.services.match_create", functools.partial(match_create, seed=5)
+    )
     settings.HOKM_AUTOPLAY = "inline"
     settings.HOKM_BOT_DELAY_SECONDS = 0
     settings.HOKM_NEXT_HAND_DELAY_SECONDS = 0
