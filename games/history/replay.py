@@ -17,12 +17,13 @@ the seats, sides and data of the page made by the helpers here.
 Fair deals (R8.4; RECORD.md, "Fair deals"): each *finished* hand of a match dealt fairly also
 carries its public block (``fair``: commit, server seed, client seeds, as
 ``games.play.fairness.public`` shows a revealed one) and what its deal must reproduce that the
-page's data does not hold already (``dealt``: the Hakem's or caller's first five, and the unseen
-cards of hokm2 or the dealer's five and the stock of hokm2-draw), for ``static/js/verify-deal.js``
-to recompute the shuffle in the browser as ``scripts/verify_deal.py`` does. Nothing of the kind
-goes in for a hand not over (``Hand.status``), whoever looks: its server seed is secret until it
-ends, and the next hand's (``Match.next_fair``) is never read here. A match dealt fairly costs
-one query more, for its hands' blocks.
+page's data does not hold already (``dealt``: the Hakem's or caller's first five, and the
+dealer's five and the stock of hokm2-draw; never hokm2's unseen cards), for
+``static/js/verify-deal.js`` to recompute the shuffle in the browser as
+``scripts/verify_deal.py`` does. Nothing of the kind goes in for a hand not over
+(``Hand.status``), whoever looks: its server seed is secret until it ends, and the next hand's
+(``Match.next_fair``) is never read here. A match dealt fairly costs one query more, for its
+hands' blocks.
 """
 
 from __future__ import annotations
@@ -228,14 +229,14 @@ def fair_texts_add(data: dict[str, Any], *, match: Match, court_piece: bool = Fa
 
 def _dealt_data(state: HandState) -> dict[str, list[str]]:
     """What a finished hand's fair shuffle must deal beside each seat's cards, as its record
-    holds it (``games.engine.record.hand_record``): the Hakem's first five; hokm2's unseen cards
-    in order; hokm2-draw's dealer's five and stock in order (its seats' ``cards`` are after the
-    draw, so not what was dealt). Keys unlike the record's (``first_five``): a page holds no word
-    that names a deal's secret parts (tests/leakcheck.py), even once they are public."""
+    holds it (``games.engine.record.hand_record``): the Hakem's first five; hokm2-draw's
+    dealer's five and stock in order (its seats' ``cards`` are after the draw, so not what was
+    dealt). Keys unlike the record's (``first_five``): a page holds no word that names a deal's
+    secret parts (tests/leakcheck.py), even once they are public."""
     record = hand_record(state)
     dealt: dict[str, list[str]] = {"first_five": record["first5"]}
-    if "unseen" in record:
-        dealt["unseen"] = record["unseen"]
+    # Not hokm2's unseen cards: nobody saw them, and no page names them while the match is
+    # played (R8.3); the check of the deal goes without them (RECORD.md: "when present").
     if "draw" in record:
         dealt["dealer_five"] = record["draw"]["dealer5"]
         dealt["stock"] = record["draw"]["stock"]

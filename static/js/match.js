@@ -291,7 +291,7 @@
       sendSeat(form, event);
       return;
     }
-    if (form.dataset.clientSeed) {
+    if (form.dataset.shuffleCommit) {
       sendClientSeed(form, event);
       return;
     }
@@ -385,17 +385,17 @@
       delete parameters[key];
     });
     parameters.type = "client_seed";
-    parameters.commit = form.dataset.clientSeed;
+    parameters.commit = form.dataset.shuffleCommit;
     parameters.seed = clientSeed();
     event.detail.headers = null;
   }
 
   function answerCommitment() {
-    var form = document.querySelector("#table form[data-client-seed]");
-    if (!form || seededCommits[form.dataset.clientSeed] || !window.htmx) {
+    var form = document.querySelector("#table form[data-shuffle-commit]");
+    if (!form || seededCommits[form.dataset.shuffleCommit] || !window.htmx) {
       return;
     }
-    seededCommits[form.dataset.clientSeed] = true;
+    seededCommits[form.dataset.shuffleCommit] = true;
     window.htmx.trigger(form, "submit");
   }
 

@@ -2,7 +2,7 @@
 
    Each finished hand of a match dealt fairly carries in #replay-data its public block (fair:
    commit, server_seed, client_seeds) and what its deal must reproduce besides each seat's cards
-   (dealt: the Hakem's or caller's first five; hokm2's unseen cards; hokm2-draw's dealer's five
+   (dealt: the Hakem's or caller's first five; hokm2-draw's dealer's five
    and stock), built by games/history/replay.py. A hand not over has neither: its server seed is
    still secret. The button recomputes the deal in the browser exactly as scripts/verify_deal.py
    does, with the Web Crypto API (which needs a secure context: https, or localhost):

@@ -269,6 +269,6 @@ def test_the_table_shows_the_sealed_shuffle_and_a_seat_answers_it_R8_4(client) -
     waiting = Match.objects.get(pk=match.pk).next_fair
     page = client_for(person).get(reverse("games:match", args=[match.pk])).content.decode()
     # The seat's page: the commitment, and the form its script sends its seed with.
-    assert f'data-client-seed="{waiting["commit"]}"' in page
+    assert f'data-shuffle-commit="{waiting["commit"]}"' in page
     assert waiting["commit"][:12] in page
     assert waiting["server_seed"] not in page
