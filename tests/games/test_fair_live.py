@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -194,32 +195,33 @@ def test_the_hidden_cards_audit_catches_a_server_seed_sent_early_R8_4() -> None:
     assert audit.leaks == []
 
 
+def _between_hands() -> tuple[Match, Any]:
+    """A person's hokm2 match against a computer, in the pause after its first hand, the next
+    shuffle sealed: computers played both seats until then (he left, R8.1)."""
+    from games.play.services import match_seat_leave
+    from tests.games.factories import UserFactory
+
+    person = UserFactory()
+    match = match_create(
+        variant="hokm2",
+        target=3,
+        seats=[SeatSpec(name=person.username, user=person), *_computers(1)],
+    )
+    match_seat_leave(match=match.pk, seat=0)
+    while not Match.objects.get(pk=match.pk).next_fair:
+        assert match_step(match=match.pk, rush=True)
+    return match, person
+
+
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.asyncio
 async def test_a_program_answers_the_commitment_over_the_json_protocol_R8_4() -> None:
     """docs/protocol.md, "Fair deals": the state names ``next_commit`` in the pause before a
     deal; ``client_seed`` answers it (``client_seed_ok``), and the deal takes the seed."""
     from channels.db import database_sync_to_async
 
-    from tests.games.factories import UserFactory
     from tests.live.match_sockets import connect, frame_of_type
 
-    def start() -> tuple[Match, object]:
-        person = UserFactory()
-        match = match_create(
-            variant="hokm2",
-            target=3,
-            seats=[SeatSpec(name=person.username, user=person), *_computers(1)],
-        )
-        # Both seats played by computers until the first hand is over (he left, R8.1).
-        from games.play.services import match_seat_leave
-
-        match_seat_leave(match=match.pk, seat=0)
-        while not Match.objects.get(pk=match.pk).next_fair:
-            assert match_step(match=match.pk, rush=True)
-        return match, person
-
-    match, person = await database_sync_to_async(start)()
+    match, person = await database_sync_to_async(_between_hands)()
     socket = await connect(person, match.pk)
     state = await frame_of_type(socket, "state")
     commit = state["data"]["next_commit"]
@@ -253,19 +255,9 @@ async def test_a_program_answers_the_commitment_over_the_json_protocol_R8_4() ->
 def test_the_table_shows_the_sealed_shuffle_and_a_seat_answers_it_R8_4(client) -> None:
     from django.urls import reverse
 
-    from games.play.services import match_seat_leave
     from tests.accounts.players import client_for
-    from tests.games.factories import UserFactory
 
-    person = UserFactory()
-    match = match_create(
-        variant="hokm2",
-        target=3,
-        seats=[SeatSpec(name=person.username, user=person), *_computers(1)],
-    )
-    match_seat_leave(match=match.pk, seat=0)
-    while not Match.objects.get(pk=match.pk).next_fair:
-        assert match_step(match=match.pk, rush=True)
+    match, person = _between_hands()
     waiting = Match.objects.get(pk=match.pk).next_fair
     page = client_for(person).get(reverse("games:match", args=[match.pk])).content.decode()
     # The seat's page: the commitment, and the form its script sends its seed with.
