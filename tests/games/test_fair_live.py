@@ -111,7 +111,7 @@ def test_a_match_dealt_fairly_verifies_hand_by_hand_R8_4(
 
 
 def test_each_shuffle_is_committed_before_its_deal_and_revealed_after_R8_4() -> None:
-    match = match_create(variant="hokm2", target=3, seats=_computers(2))
+    match = match_create(variant="hokm2", target=4, seats=_computers(2))  # two hands at least
     _play_out(match)
     events = list(MatchEvent.objects.filter(match=match).order_by("version"))
     hands = {hand.number: hand for hand in Hand.objects.filter(match=match)}
@@ -147,7 +147,7 @@ def test_a_seat_that_never_answers_adds_the_empty_string_R8_4() -> None:
 
 
 def test_a_client_seed_is_checked_and_only_for_the_waiting_shuffle_R8_4() -> None:
-    match = match_create(variant="hokm2", target=3, seats=_computers(2))
+    match = match_create(variant="hokm2", target=4, seats=_computers(2))  # two hands at least
     # Before any hand ends, no shuffle waits.
     with pytest.raises(ClientSeedError) as refused:
         match_client_seed(match=match.pk, seat=0, commit="0" * 64, seed="mine")
@@ -204,7 +204,7 @@ def _between_hands() -> tuple[Match, Any]:
     person = UserFactory()
     match = match_create(
         variant="hokm2",
-        target=3,
+        target=4,  # two hands at least: a Hakem Kot scores 3
         seats=[SeatSpec(name=person.username, user=person), *_computers(1)],
     )
     match_seat_leave(match=match.pk, seat=0)

@@ -39,11 +39,13 @@ def _page_data(html: str) -> dict[str, Any]:
 
 
 def _fair_match(variant: str, options: dict[str, str] | None = None, **kwargs: Any) -> Match:
-    """A match dealt fairly (no seed given), computers in every seat, at a public table."""
+    """A match dealt fairly (no seed given), computers in every seat, at a public table, of at
+    least two hands: Hokm to 4 points (a Hakem Kot scores 3), Court Piece two deals to a target
+    no deal reaches (a 52-court is 52)."""
     players = PLAYERS[variant]
     return match_create(
         variant=variant,
-        target=2,
+        target=60 if variant == "court-piece" else 4,
         seats=[SeatSpec(name=f"Bot {n}", computer_level="easy") for n in range(players)],
         options=options,
         max_deals=2 if variant == "court-piece" else None,
