@@ -1083,21 +1083,22 @@ def round_store_new(
     """The row of the match's freshly dealt hand or deal (:func:`hand_store_new`,
     :func:`deal_store_new`), with its fair shuffle's block when it has one (R8.4)."""
     if isinstance(state, CourtPieceMatch):
-        hand = deal_store_new(
-            match=match, number=number, deal=state.deal, seed=state.deal_seed, at=at
+        return deal_store_new(
+            match=match, number=number, deal=state.deal, seed=state.deal_seed, at=at, fair=fair
         )
-    else:
-        hand = hand_store_new(
-            match=match, number=number, state=state.hand, seed=round_seed(state), at=at
-        )
-    if fair:
-        hand.fair = fair
-        hand.save(update_fields=["fair"])
-    return hand
+    return hand_store_new(
+        match=match, number=number, state=state.hand, seed=round_seed(state), at=at, fair=fair
+    )
 
 
 def deal_store_new(
-    *, match: Match, number: int, deal: CourtPieceDeal, seed: int | None, at: datetime
+    *,
+    match: Match,
+    number: int,
+    deal: CourtPieceDeal,
+    seed: int | None,
+    at: datetime,
+    fair: dict[str, Any] | None = None,
 ) -> Hand:
     """The row of a freshly dealt court-piece deal: its caller in ``hakem`` (R9.3.1); under blind
     hidden trump the indicator laid at once (R9.14.1), which no page shows before its reveal."""
@@ -1111,6 +1112,7 @@ def deal_store_new(
         indicator=deal.indicator.text if deal.indicator else None,
         tricks_won=list(deal.tricks_won),
         started_at=at,
+        fair=fair or {},
     )
 
 
@@ -1145,7 +1147,13 @@ def deal_store_progress(
 
 
 def hand_store_new(
-    *, match: Match, number: int, state: HandState, seed: int | None, at: datetime
+    *,
+    match: Match,
+    number: int,
+    state: HandState,
+    seed: int | None,
+    at: datetime,
+    fair: dict[str, Any] | None = None,
 ) -> Hand:
     """The row of a freshly dealt hand: the engine state ``new_hand`` gave, before any action."""
     variant = state.variant
@@ -1160,6 +1168,7 @@ def hand_store_new(
         keep_first=[],
         tricks_won=list(state.tricks_won),
         started_at=at,
+        fair=fair or {},
     )
 
 
