@@ -161,6 +161,11 @@ class Table(models.Model):
         blank=True,
         help_text=_("Rated tables only: players above this rating may not sit down."),
     )
+    # The first shuffles of its match, sealed when the table opens (R8.4): {"draw": block,
+    # "hand": block} (games/play/fairness.py). Their commitments show on the table's page before
+    # anyone is dealt; the seated players' pages add their seeds (Seat.client_seed). The server
+    # seeds are secret until the flips are over and the first hand is over.
+    fair_start = models.JSONField(_("sealed first shuffles"), default=dict, blank=True)
 
     class Meta:
         verbose_name = _("table")
@@ -215,6 +220,9 @@ class Seat(models.Model):
     computer_level = models.CharField(  # noqa: DJ001
         _("computer level"), max_length=10, choices=ComputerLevel, null=True, blank=True
     )
+    # The seated player's seed for the table's sealed first shuffles (R8.4), sent by his page
+    # after it showed their commitments; "" until then, and for a computer.
+    client_seed = models.CharField(_("client seed"), max_length=64, blank=True, default="")
 
     class Meta:
         verbose_name = _("seat")
@@ -832,6 +840,10 @@ class Seek(models.Model):
     channel_name = models.CharField(_("channel"), max_length=200)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     seen_at = models.DateTimeField(_("last seen"), default=timezone.now)
+    # The seeker's sealed first shuffles (R8.4), taken from his FairSeal when he asked, and the
+    # seed his page added after seeing their commitment; the oldest seek of a group deals.
+    fair_start = models.JSONField(_("sealed first shuffles"), default=dict, blank=True)
+    client_seed = models.CharField(_("client seed"), max_length=64, blank=True, default="")
 
     class Meta:
         verbose_name = _("seek")
@@ -844,3 +856,32 @@ class Seek(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.variant} {self.clock_seconds}s"
+
+
+class FairSeal(models.Model):
+    """A player's next sealed first shuffles (R8.4, docs/fairness.md): the flips' and the first
+    hand's, drawn before he starts a match against the computer or seeks one. The pages that
+    start one show the commitment and post it back with the player's seed; a match started
+    with that commitment deals from these seeds, and the seal is used up."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("player"),
+        on_delete=models.CASCADE,
+        related_name="fair_seal",
+    )
+    # {"draw": block, "hand": block} (games/play/fairness.py); the server seeds never leave.
+    seal = models.JSONField(_("sealed first shuffles"), default=dict)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("sealed first shuffle")
+        verbose_name_plural = _("sealed first shuffles")
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.commit[:12]}"
+
+    @property
+    def commit(self) -> str:
+        """The commitment a page posts back: the first hand's."""
+        return str(self.seal.get("hand", {}).get("commit", ""))

@@ -22,6 +22,7 @@ urlpatterns = [
     ),
     path("tables/<int:table_id>/leave/", views.table_leave, name="table_leave"),
     path("tables/<int:table_id>/start/", views.table_start_view, name="table_start"),
+    path("tables/<int:table_id>/shuffle/", views.table_seed, name="table_seed"),
     path("invite/<str:code>/", views.table_invite, name="table_invite"),
     path("play/computer/", views.play_computer, name="play_computer"),
     # A quick start picked in the lobby, ready to begin: a signed-out visitor comes back to it.
@@ -45,6 +46,8 @@ urlpatterns = [
     # Programs write the address by hand: without its slash, APPEND_SLASH would answer a POST
     # with a redirect that drops the body (a RuntimeError under DEBUG).
     path("api/matches", api.match_start_against_computer),
+    path("api/seal/", api.seal, name="api_seal"),
+    path("api/seal", api.seal),
     path("api/players/<str:username>/", api.player_public, name="api_player"),
     # Answered as it is written, like the address above, rather than by a redirect to the slash.
     path("api/players/<str:username>", api.player_public),

@@ -247,7 +247,9 @@ class LobbyConsumer(_UserSocket):
         html = await _lobby_list_render(self.language)
         if self._signed_in():
             # In the same frame: a (re)connected socket has no seek, whatever the page showed.
-            html += await database_sync_to_async(_seek_panel_render)(self.language, "idle")
+            html += await database_sync_to_async(_seek_panel_render)(
+                self.language, "idle", user=self.scope["user"]
+            )
         await self._send(started_at, html)
 
     async def disconnect(self, code: int) -> None:
@@ -286,14 +288,22 @@ class LobbyConsumer(_UserSocket):
             clock if clock is not None else DEFAULT_SEEK[1],
         )
         self._seeking = True
-        html, waiting = await database_sync_to_async(self._seek_answer)(variant, clock)
+        # The sealed first shuffles the panel showed, and the page's seed (R8.4): text or nothing.
+        seal = {
+            name: value
+            for name, key in (("commit", "shuffle_commit"), ("client_seed", "client_seed"))
+            if isinstance(value := message.get(key), str)
+        }
+        html, waiting = await database_sync_to_async(self._seek_answer)(variant, clock, seal)
         if waiting:
             self._heartbeat_stop()
             self._heartbeat = asyncio.ensure_future(self._beat())
         if html:
             await self.send(text_data=html)
 
-    def _seek_answer(self, variant: Any, clock: int | None) -> tuple[str, bool]:
+    def _seek_answer(
+        self, variant: Any, clock: int | None, seal: dict[str, str]
+    ) -> tuple[str, bool]:
         """Make the seek, in the player's language: the panel to send ("" when he was seated at
         once: the ``seek.paired`` message that follows takes the page to the match), and whether
         he waits."""
@@ -305,10 +315,11 @@ class LobbyConsumer(_UserSocket):
                     variant=variant if isinstance(variant, str) else "",
                     clock_seconds=clock if clock is not None else 0,
                     channel_name=self.channel_name,
+                    **seal,
                 )
             except SeekError as error:
                 panel = _seek_panel_render(
-                    self.language, "idle", choice=self._choice, error=error.message
+                    self.language, "idle", choice=self._choice, error=error.message, user=user
                 )
                 return panel, False
             if match is not None:
@@ -339,7 +350,9 @@ class LobbyConsumer(_UserSocket):
         await self._send_panel("idle", choice=self._choice, note=note)
 
     async def _send_panel(self, state: str, **context: Any) -> None:
-        html = await database_sync_to_async(_seek_panel_render)(self.language, state, **context)
+        html = await database_sync_to_async(_seek_panel_render)(
+            self.language, state, user=self.scope.get("user"), **context
+        )
         await self.send(text_data=html)
 
     def _heartbeat_stop(self) -> None:

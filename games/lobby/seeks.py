@@ -30,14 +30,16 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.restrictions import play_banned, reported_pairs
-from games.engine import GAME_VARIANTS
+from games.engine import GAME_VARIANTS, FairError, check_client_seed
 from games.lobby.services import (
     TURN_CLOCKS,
     _start,
     _table_changed_on_commit,
     default_target,
+    fair_seal_take,
 )
 from games.models import VARIANT_CHOICES, Match, MatchSeat, Seat, Seek, Table
+from games.play import fairness
 from games.ratings.selectors import rating_of
 from lib.errors import ApplicationError
 from lib.realtime import channel_send_on_commit
@@ -214,13 +216,25 @@ class SeekError(ApplicationError):
         super().__init__(code, message)
 
 
-def seek_create(*, user: User, variant: str, clock_seconds: int, channel_name: str) -> Match | None:
+def seek_create(
+    *,
+    user: User,
+    variant: str,
+    clock_seconds: int,
+    channel_name: str,
+    commit: str = "",
+    client_seed: str = "",
+) -> Match | None:
     """``user`` waits in the pool of ``variant`` and ``clock_seconds`` from the lobby socket
     ``channel_name``, in place of any seek he had; the pool is paired at once, so the seek that
     completes a group starts its match now. Returns that match, or None while he waits.
 
     Refused (:class:`SeekError`) for a game or a clock not offered, for a player kept from
     playing, and for one whose clocked match is still being played.
+
+    ``commit`` and ``client_seed`` (R8.4): his sealed first shuffles as the lobby showed them
+    (``fair_seal_of``) and his page's seed. The seek keeps them; the match of a group deals from
+    the oldest seek's seal, each seat's seed from its seeker's seek.
     """
     if variant not in GAME_VARIANTS:
         raise SeekError(_("Choose one of the games offered."))
@@ -234,6 +248,10 @@ def seek_create(*, user: User, variant: str, clock_seconds: int, channel_name: s
             _("Finish the match you are playing before you look for another."), code="busy"
         )
     rating = rating_of(user=user, variant=variant).rating
+    try:
+        seed = check_client_seed(client_seed)
+    except FairError as error:
+        raise SeekError(_("This seed cannot be used: %(why)s") % {"why": error}) from None
     with transaction.atomic(durable=True):
         # His row, locked without blocking the key: two seeks of his made at once are made one
         # after the other, while a pairing that seats him (a foreign key to this row) goes on.
@@ -246,7 +264,18 @@ def seek_create(*, user: User, variant: str, clock_seconds: int, channel_name: s
                     previous.channel_name, {"type": ENDED_TYPE, "reason": "replaced"}
                 )
         now = timezone.now()
+        seal = fair_seal_take(user=user, commit=commit)
+        if (
+            seal is None
+            and previous is not None
+            and previous.fair_start
+            and fairness.seal_commit(previous.fair_start) == commit
+        ):
+            # The same page seeking again (another game or clock): the seal it showed is kept.
+            seal = previous.fair_start
         Seek.objects.create(
+            fair_start=seal or {},
+            client_seed=seed if seal else "",
             user=user,
             variant=variant,
             clock_seconds=clock_seconds,
@@ -371,7 +400,15 @@ def _rated_match_start(variant: str, clock_seconds: int, seeks: Sequence[Seek]) 
     """A rated public table with the seekers of ``seeks`` in its seats, in that order, and its
     match started; their seeks end, and their sockets are sent to the match after the commit."""
     title = dict(VARIANT_CHOICES).get(variant, variant)
+    # The oldest seek's seal deals (R8.4): chosen by a rule, not by the server at will, and
+    # sealed before any other seeker of the group sent his seed. Without one (a page that did
+    # not answer) the table seals new shuffles, every seat's seed "".
+    oldest = min(seeks, key=lambda seek: (seek.created_at, seek.pk))
+    sealed = oldest if oldest.fair_start else None
     table = Table.objects.create(
+        fair_start=(
+            sealed.fair_start if sealed else fairness.seal_new(GAME_VARIANTS[variant].players)
+        ),
         name=_("Rated: %(game)s") % {"game": title},
         variant=variant,
         target=default_target(variant),
@@ -383,7 +420,10 @@ def _rated_match_start(variant: str, clock_seconds: int, seeks: Sequence[Seek]) 
         rated=True,
     )
     seats = Seat.objects.bulk_create(
-        Seat(table=table, index=index, user=seek.user) for index, seek in enumerate(seeks)
+        Seat(
+            table=table, index=index, user=seek.user, client_seed=seek.client_seed if sealed else ""
+        )
+        for index, seek in enumerate(seeks)
     )
     match = _start(table, seats)
     Seek.objects.filter(pk__in=[seek.pk for seek in seeks]).delete()

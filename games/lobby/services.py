@@ -37,6 +37,7 @@ from games.engine import (
     DEFAULT_TARGET,
     GAME_VARIANTS,
     CourtPieceOptions,
+    FairError,
     IllegalActionError,
     OptionsError,
     get_variant,
@@ -47,7 +48,8 @@ from games.lobby.selectors import (
     player_name,
     user_computer_matches_unfinished,
 )
-from games.models import ComputerLevel, Match, MatchSeat, Seat, Table
+from games.models import ComputerLevel, FairSeal, Match, MatchSeat, Seat, Table
+from games.play import fairness
 from games.play.services import SeatSpec, match_create, match_resign
 from games.ratings.selectors import rating_of
 from lib.errors import ApplicationError
@@ -185,6 +187,7 @@ def table_create(
     rated: bool = False,
     rating_min: int | None = None,
     rating_max: int | None = None,
+    seal: dict[str, Any] | None = None,
 ) -> Table:
     """Open a table with an empty seat for each player of the variant; the creator takes seat 0.
 
@@ -196,6 +199,9 @@ def table_create(
     the longest name a table may have. A name typed may hold no invisible character
     (``accounts.invisible_characters``); a default is not checked, as it holds a display name
     that may be older than that check.
+
+    The match's first shuffles are sealed now (R8.4): ``seal`` when given (a quick start's,
+    :func:`fair_seal_take`), else new ones; the table's page shows their commitment.
     """
     _require_may_play(user)
     if variant not in GAME_VARIANTS:
@@ -258,6 +264,7 @@ def table_create(
             rating_min=rating_min,
             rating_max=rating_max,
             created_by=user,
+            fair_start=seal or fairness.seal_new(get_variant(variant).players),
         )
         Seat.objects.bulk_create(
             Seat(table=table, index=index, user=user if index == 0 else None)
@@ -338,10 +345,14 @@ def _court_piece_settings(
     return settings.to_json(), max_deals
 
 
-def table_join_seat(*, table: Table, user: User, seat_index: int) -> Match | None:
+def table_join_seat(
+    *, table: Table, user: User, seat_index: int, commit: str = "", client_seed: str = ""
+) -> Match | None:
     """Sit ``user`` at seat ``seat_index``, moving them if they sat elsewhere at this table.
 
-    Returns the match when this was the last empty seat: the match starts at once.
+    Returns the match when this was the last empty seat: the match starts at once. ``commit``
+    and ``client_seed``: his page's seed for the table's sealed shuffles (R8.4), kept if the
+    commitment is the table's (:func:`table_client_seed`); a seat moved keeps its seed.
     """
     _require_may_play(user)
     with transaction.atomic():
@@ -359,12 +370,16 @@ def table_join_seat(*, table: Table, user: User, seat_index: int) -> Match | Non
             _require_in_range(
                 user, variant=locked.variant, low=locked.rating_min, high=locked.rating_max
             )
+        seed = _seed_for(locked, commit=commit, client_seed=client_seed)
         for seat in seats:
             if seat.user_id == user.pk:  # one seat per person at a table: move
+                seed = seed if seed is not None else seat.client_seed
                 seat.user = None
-                seat.save(update_fields=["user"])
+                seat.client_seed = ""
+                seat.save(update_fields=["user", "client_seed"])
         wanted.user = user
-        wanted.save(update_fields=["user"])
+        wanted.client_seed = seed or ""
+        wanted.save(update_fields=["user", "client_seed"])
         locked.seats_changed_at = timezone.now()
         locked.save(update_fields=["seats_changed_at"])
         match = None
@@ -393,7 +408,8 @@ def table_leave_seat(*, table: Table, user: User) -> None:
             raise TableError(_("You are not sitting at this table."))
         for seat in mine:
             seat.user = None
-            seat.save(update_fields=["user"])
+            seat.client_seed = ""
+            seat.save(update_fields=["user", "client_seed"])
         # One write of the table's row: the seat change's time and, with nobody left, closed.
         locked.seats_changed_at = timezone.now()
         fields = ["seats_changed_at"]
@@ -404,9 +420,10 @@ def table_leave_seat(*, table: Table, user: User) -> None:
         _table_changed_on_commit(locked)
 
 
-def table_start(*, table: Table, user: User) -> Match:
+def table_start(*, table: Table, user: User, commit: str = "", client_seed: str = "") -> Match:
     """The creator, seated, starts the match now: empty seats get computer players at the
-    table's level, as do the seats of players kept from playing since they sat down.
+    table's level, as do the seats of players kept from playing since they sat down. His page's
+    seed for the sealed shuffles may come with it (:func:`table_client_seed`).
 
     Only at a table that fills empty seats with computer players (``fill_with_computer``);
     other tables start by themselves once every seat is taken.
@@ -429,6 +446,12 @@ def table_start(*, table: Table, user: User) -> Match:
             # Having left his seat he no longer plays here: he may not deal the players who
             # stayed a match with a computer in his place.
             raise TableError(_("Take a seat at this table to start its match."))
+        seed = _seed_for(locked, commit=commit, client_seed=client_seed)
+        if seed is not None:
+            for seat in seats:
+                if seat.user_id == user.pk:
+                    seat.client_seed = seed
+                    seat.save(update_fields=["client_seed"])
         _stand_up_barred(seats)
         for seat in seats:
             if seat.user_id is None and seat.computer_level is None:
@@ -477,6 +500,8 @@ def play_against_computer(
     options: dict[str, Any] | None = None,
     max_deals: int | None = None,
     if_unfinished: str = "open",
+    commit: str = "",
+    client_seed: str = "",
 ) -> Match:
     """One click: a private table with ``user`` at seat 0 and computer players of
     ``computer_level`` in the other seats, its match started at once.
@@ -486,6 +511,11 @@ def play_against_computer(
     ``if_unfinished`` (one of :data:`IF_UNFINISHED`) says what becomes of his matches against the
     computer that are still being played; resigning them and starting the new one are one
     transaction, so a refused start resigns nothing.
+
+    ``commit`` and ``client_seed``: the player's sealed first shuffles (:func:`fair_seal_of`)
+    as his page showed them, and his page's seed: the match deals from them, with his seed in
+    his seat (R8.4). Without them, or once that seal is used up, new ones are sealed, his seat's
+    seed "" (a page that did not answer).
     """
     if if_unfinished not in IF_UNFINISHED:
         raise ValueError(f"if_unfinished is one of {IF_UNFINISHED}, not {if_unfinished!r}")
@@ -499,9 +529,13 @@ def play_against_computer(
                 raise UnfinishedMatchError(unfinished)
             for match in unfinished:
                 _resign_as(match=match, user=user)
+        # His seal if his page showed it (else a new one, his seed unused); it is drawn before
+        # the game is chosen, and takes one seed per seat of this one (``fairness.seal_seated``).
+        seal = fair_seal_take(user=user, commit=commit)
         table = table_create(
             user=user,
             name="",
+            seal=seal,
             default_name=_("%(player)s against the computer") % {"player": player_name(user)},
             variant=variant,
             target=target,
@@ -514,7 +548,66 @@ def play_against_computer(
             options=options,
             max_deals=max_deals,
         )
-        return table_start(table=table, user=user)
+        if seal is None:
+            return table_start(table=table, user=user)
+        return table_start(table=table, user=user, commit=commit, client_seed=client_seed)
+
+
+# -- sealed first shuffles (R8.4, docs/fairness.md) ---------------------------------------------
+
+
+def fair_seal_of(*, user: User) -> FairSeal:
+    """The player's sealed first shuffles for his next quick start or seek, sealed now if he
+    has none: the pages that start one show its commitment (``FairSeal.commit``)."""
+    seal, _created = FairSeal.objects.get_or_create(
+        user=user, defaults={"seal": fairness.seal_new(4)}
+    )
+    return seal
+
+
+def fair_seal_take(*, user: User, commit: str) -> dict[str, Any] | None:
+    """Use up the player's seal if its commitment is ``commit``; None otherwise (his page showed
+    another, or none). Inside the caller's transaction: the seal goes with the match it deals."""
+    if not commit:
+        return None
+    with transaction.atomic():
+        row = FairSeal.objects.select_for_update().filter(user=user).first()
+        if row is None or row.commit != commit:
+            return None
+        row.delete()
+    return dict(row.seal)
+
+
+def table_client_seed(*, table: Table, user: User, commit: str, client_seed: str) -> None:
+    """A seated player's page adds its seed to the table's sealed first shuffles (R8.4), after
+    showing their commitment ``commit``. Sent again, the last one counts, until the match
+    starts. Refused (:class:`TableError`, nothing changes) for a table that is not open, a
+    commitment that is not the table's, a player not seated, a seed RECORD.md does not allow."""
+    with transaction.atomic():
+        locked = _table_lock(table)
+        _require_open(locked)
+        seed = _seed_for(locked, commit=commit, client_seed=client_seed)
+        if seed is None:
+            raise TableError(
+                _("This table's shuffles were sealed anew: reload the page."), code="stale_commit"
+            )
+        mine = [seat for seat in _seats_of(locked) if seat.user_id == user.pk]
+        if not mine:
+            raise TableError(_("You are not sitting at this table."))
+        for seat in mine:
+            seat.client_seed = seed
+            seat.save(update_fields=["client_seed"])
+
+
+def _seed_for(table: Table, *, commit: str, client_seed: str) -> str | None:
+    """``client_seed`` if ``commit`` is the table's sealed commitment, else None (a page that
+    did not answer, or answered another seal). A seed RECORD.md does not allow: TableError."""
+    if not commit or commit != fairness.seal_commit(table.fair_start):
+        return None
+    try:
+        return fairness.check_client_seed(client_seed)
+    except FairError as error:
+        raise TableError(_("This seed cannot be used: %(why)s") % {"why": error}) from None
 
 
 def computer_match_resign(*, match_id: int, user: User) -> Match:
@@ -610,7 +703,15 @@ def _start(table: Table, seats: Sequence[Seat]) -> Match:
         )
         for seat in seats
     ]
+    sealed = None
+    if table.fair_start:
+        # The seats' seeds into the shuffles sealed when the table opened (R8.4); a computer's
+        # seat, or a page that never answered, adds "".
+        sealed = fairness.seal_seated(
+            table.fair_start, [seat.client_seed if seat.user_id else "" for seat in seats]
+        )
     match = match_create(
+        sealed=sealed,
         variant=table.variant,
         target=table.target,
         seats=specs,

@@ -45,6 +45,7 @@ from games.lobby.services import (
     computer_match_resign,
     default_target,
     play_against_computer,
+    table_client_seed,
     table_create,
     table_join_seat,
     table_leave_seat,
@@ -123,7 +124,9 @@ def table_join(request: HtmxHttpRequest, table_id: int, seat: int) -> HttpRespon
     if not request.user.is_authenticated:
         return _to_login(request, table)
     try:
-        match = table_join_seat(table=table, user=request.user, seat_index=seat)
+        match = table_join_seat(
+            table=table, user=request.user, seat_index=seat, **_seal_answer(request)
+        )
     except TableError as error:
         messages.error(request, error.message)
         match = None
@@ -160,7 +163,7 @@ def table_start_view(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     if not request.user.is_authenticated:
         return _to_login(request, table)
     try:
-        match = table_start(table=table, user=request.user)
+        match = table_start(table=table, user=request.user, **_seal_answer(request))
     except TableError as error:
         messages.error(request, error.message)
         return _seats_response(request, table)
@@ -210,6 +213,7 @@ def play_computer(request: HttpRequest) -> HttpResponse:
             options=options,
             max_deals=max_deals,
             if_unfinished="resign" if request.POST.get("unfinished") == "resign" else "ask",
+            **_seal_answer(request),
         )
     except UnfinishedMatchError as unfinished:
         # The same game again, once he has chosen: every field as he sent it.
@@ -226,7 +230,28 @@ def play_computer(request: HttpRequest) -> HttpResponse:
     return redirect("games:match", match_id=match.pk)
 
 
+@require_POST
+def table_seed(request: HttpRequest, table_id: int) -> HttpResponse:
+    """A seated player's page adds its seed to the table's sealed first shuffles (R8.4): posted
+    by static/js/app.js once the page has shown their commitment. 204, or 409 with the reason."""
+    table = _visible_table(request, table_id)
+    if not request.user.is_authenticated:
+        return HttpResponse(status=403)
+    try:
+        table_client_seed(table=table, user=request.user, **_seal_answer(request))
+    except TableError as error:
+        return HttpResponse(error.message, status=409, content_type="text/plain; charset=utf-8")
+    return HttpResponse(status=204)
+
+
 # -- helpers -------------------------------------------------------------------------------------
+
+
+def _seal_answer(request: HttpRequest) -> dict[str, str]:
+    """The sealed shuffle's commitment a form carried back, with the page's seed (R8.4,
+    games/templatetags/fair_seal.py): text, however a program sent them."""
+    commit, seed = request.POST.get("shuffle_commit", ""), request.POST.get("client_seed", "")
+    return {"commit": commit[:64], "client_seed": seed}
 
 
 def _computer_match_resign(request: HttpRequest) -> HttpResponse:

@@ -29,9 +29,11 @@ from games.lobby.services import (
     TableError,
     TooManyTablesError,
     default_target,
+    fair_seal_of,
     play_against_computer,
 )
 from games.models import ComputerLevel
+from games.play import fairness
 from games.ratings.selectors import RATED_VARIANTS, RatingShown, player_ratings
 
 MAX_BODY_BYTES = 1024
@@ -39,6 +41,32 @@ MAX_BODY_BYTES = 1024
 
 def _error(status: int, code: str, message: str) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+def _unauthorized() -> JsonResponse:
+    response = _error(401, "unauthorized", _("send a valid API token: Authorization: Bearer ..."))
+    # A 401 names the scheme to authenticate with (RFC 9110, 11.6.1).
+    response["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+def _token_user(request: HttpRequest) -> User | None:
+    raw = bearer_credentials(request.headers.get("Authorization", ""))
+    return user_for_token(raw) if raw else None
+
+
+def seal(request: HttpRequest) -> JsonResponse:
+    """``GET /api/seal/``: the commitments of the token's player's sealed first shuffles (R8.4,
+    docs/fairness.md), the flips' and the first hand's: send ``"commit"`` back with a
+    ``"client_seed"`` when starting a match, and it deals from them, the seed in your seat."""
+    if request.method not in ("GET", "HEAD"):
+        response = _error(405, "method_not_allowed", _("use GET"))
+        response["Allow"] = "GET, HEAD"
+        return response
+    user = _token_user(request)
+    if user is None:
+        return _unauthorized()
+    return JsonResponse(fairness.seal_public(fair_seal_of(user=user).seal))
 
 
 @csrf_exempt
@@ -51,15 +79,9 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
         response = _error(405, "method_not_allowed", _("use POST"))
         response["Allow"] = "POST"
         return response
-    raw = bearer_credentials(request.headers.get("Authorization", ""))
-    user = user_for_token(raw) if raw else None
+    user = _token_user(request)
     if user is None:
-        response = _error(
-            401, "unauthorized", _("send a valid API token: Authorization: Bearer ...")
-        )
-        # A 401 names the scheme to authenticate with (RFC 9110, 11.6.1).
-        response["WWW-Authenticate"] = "Bearer"
-        return response
+        return _unauthorized()
     try:
         body = request.body
     except RequestDataTooBig:
@@ -107,6 +129,10 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
         return _error(400, "bad_options", _("options must be an object of table settings"))
     if max_deals is not None and (not isinstance(max_deals, int) or isinstance(max_deals, bool)):
         return _error(400, "bad_max_deals", _("max_deals must be a whole number or null"))
+    # The sealed first shuffles (GET /api/seal/) and the program's seed for them (R8.4).
+    commit, client_seed = data.get("commit", ""), data.get("client_seed", "")
+    if not isinstance(commit, str) or not isinstance(client_seed, str):
+        return _error(400, "bad_seed", _("commit and client_seed must be text"))
     restriction = play_banned(user=user)
     if restriction is not None:
         return _error(403, "play_banned", restriction.message())
@@ -118,6 +144,8 @@ def match_start_against_computer(request: HttpRequest) -> JsonResponse:
             computer_level=level,
             options=options,
             max_deals=max_deals,
+            commit=commit[:64],
+            client_seed=client_seed,
         )
     except TooManyTablesError as error:
         response = _error(429, "rate_limited", str(error))

@@ -62,6 +62,31 @@ def public(block: dict[str, Any], *, revealed: bool) -> dict[str, Any]:
     return shown
 
 
+def seal_new(players: int) -> dict[str, Any]:
+    """A new match's first shuffles, sealed before anyone is dealt: ``{"draw", "hand"}`` (the
+    flips' block and hand 0's), no client seed yet."""
+    return {"draw": block_new(players), "hand": block_new(players)}
+
+
+def seal_commit(seal: dict[str, Any]) -> str:
+    """The commitment a page shows for ``seal`` and posts back with its seed: the first hand's."""
+    return str(seal.get("hand", {}).get("commit", "")) if seal else ""
+
+
+def seal_public(seal: dict[str, Any]) -> dict[str, str]:
+    """What anyone may see of a seal before the match: the two commitments."""
+    if not seal:
+        return {}
+    return {"draw_commit": seal["draw"]["commit"], "commit": seal["hand"]["commit"]}
+
+
+def seal_seated(seal: dict[str, Any], client_seeds: Sequence[str]) -> dict[str, Any]:
+    """``seal`` with each seat's client seed in both of its shuffles (checked: ``FairError``):
+    one per seat of the game that uses it, whatever the number it was sealed with."""
+    seeds = [check_client_seed(s) for s in client_seeds]
+    return {name: {**seal[name], "client_seeds": seeds} for name in ("draw", "hand")}
+
+
 def seeds_of(block: dict[str, Any]) -> tuple[bytes, list[str]]:
     return seed_from_hex(block["server_seed"]), list(block["client_seeds"])
 

@@ -439,6 +439,8 @@ def table_context(
         "next_commit": (match.next_fair or {}).get("commit")
         if banner and not data["over"]
         else None,
+        # The hand just ended has its seed revealed (R8.4): the replay recomputes its deal.
+        "fair_verify": bool(banner and match.draw_fair),
         "rated": match.rated,
         "rating_moves": [
             SeatRatingMove(seat=seat_infos[index], move=move)

@@ -131,6 +131,7 @@ def match_create(
     max_deals: int | None = None,
     rated: bool = False,
     client_seeds: Sequence[str] | None = None,
+    sealed: dict[str, Any] | None = None,
 ) -> Match:
     """Draw the first Hakem (R2) or dealer (R9.2), store the match with its seats and deal
     hand 0.
@@ -139,6 +140,10 @@ def match_create(
     server seed and the seats' ``client_seeds`` (for the flips and hand 0: those given here, ""
     for each seat by default). A ``seed`` given instead deals everything from it the way matches
     were dealt before fair deals, reproducibly (tests, benchmarks): such a match has no fair blocks.
+    ``sealed`` (``fairness.seal_new``, its client seeds in place: ``fairness.seal_seated``) are
+    the flips' and hand 0's shuffles sealed before the match, whose commitments the players saw
+    before they sent their seeds (a table's, a quick start's, a seek's); without it both are
+    drawn here.
 
     ``seats`` are in the order the players sat down. With ``partner_draw`` (R2.3, four players)
     they are re-seated so that the drawn partners sit opposite; the stored seats are in play order
@@ -174,8 +179,15 @@ def match_create(
         seed = new_seed()
     if seed not in _SEED_RANGE:
         raise ValueError("the seed must fit a signed 64-bit integer")
-    draw_block = fairness.block_new(rules.players, client_seeds) if fair else {}
-    hand_block = fairness.block_new(rules.players, client_seeds) if fair else {}
+    if sealed and fair:
+        if client_seeds is not None:
+            raise ValueError("the client seeds of a sealed start are in its blocks")
+        if len(sealed["hand"]["client_seeds"]) != rules.players:
+            raise ValueError(f"a seal for {rules.players} players is needed")
+        draw_block, hand_block = sealed["draw"], sealed["hand"]
+    else:
+        draw_block = fairness.block_new(rules.players, client_seeds) if fair else {}
+        hand_block = fairness.block_new(rules.players, client_seeds) if fair else {}
     state: GameState
     if court_piece:
         settings = CourtPieceOptions.from_json(options or {})  # raises OptionsError (ValueError)

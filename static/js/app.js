@@ -26,6 +26,52 @@
   } catch (error) {
     /* no Intl time zone: the server guesses from the language */
   }
+  /* Fair deals (R8.4, docs/fairness.md): this page's seed for the shuffles it takes part in,
+     the player's own if he typed one in the settings (static/js/client-seed.js), else a random
+     one made once for the page. The forms that start a match carry the sealed commitment they
+     showed and an empty "client_seed" (games/templatetags/fair_seal.py), filled here as they go,
+     by a plain submit, htmx or its socket extension. */
+  var pageSeed = null;
+  window.hokmClientSeed = function () {
+    try {
+      var own = window.localStorage.getItem("hokm-client-seed");
+      if (own && /^[\x20-\x7b\x7d\x7e]{0,64}$/.test(own)) {
+        return own;
+      }
+    } catch (error) {
+      /* no storage (private mode): the random seed */
+    }
+    if (pageSeed === null) {
+      var bytes = new Uint8Array(16);
+      window.crypto.getRandomValues(bytes);
+      pageSeed = Array.prototype.map
+        .call(bytes, function (b) {
+          return (b < 16 ? "0" : "") + b.toString(16);
+        })
+        .join("");
+    }
+    return pageSeed;
+  };
+  document.addEventListener(
+    "submit",
+    function (event) {
+      var fields = event.target.querySelectorAll ? event.target.querySelectorAll("input[data-fair-answer]") : [];
+      Array.prototype.forEach.call(fields, function (input) {
+        input.value = window.hokmClientSeed();
+      });
+    },
+    true
+  );
+  ["htmx:configRequest", "htmx:wsConfigSend"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      var parameters = event.detail && event.detail.parameters;
+      var elt = event.detail && event.detail.elt;
+      if (parameters && elt && elt.querySelector && elt.querySelector("input[data-fair-answer]")) {
+        parameters.client_seed = window.hokmClientSeed();
+      }
+    });
+  });
+
   var workerUrl = script && script.dataset.serviceWorker;
 
   if (workerUrl && "serviceWorker" in navigator && window.isSecureContext) {

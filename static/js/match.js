@@ -361,22 +361,11 @@
      nothing; resigning twice is refused). Leaving and resigning ask first, in the page's dialog. */
   /* Fair deals (R8.4, docs/fairness.md): the next shuffle is sealed while the last hand's result
      shows; this page adds its seat's seed to it, once per commitment: the player's own, typed in
-     the settings, else a fresh random one. */
+     the settings, else this page's random one. */
   var seededCommits = {};
 
   function clientSeed() {
-    // The player's own, typed on the settings page (static/js/client-seed.js), if valid.
-    var own = storageGet("hokm-client-seed");
-    if (own && /^[\x20-\x7b\x7d\x7e]{0,64}$/.test(own)) {
-      return own;
-    }
-    var bytes = new Uint8Array(16);
-    window.crypto.getRandomValues(bytes);
-    return Array.prototype.map
-      .call(bytes, function (b) {
-        return (b < 16 ? "0" : "") + b.toString(16);
-      })
-      .join("");
+    return window.hokmClientSeed(); // static/js/app.js: the player's own, else the page's random one
   }
 
   function sendClientSeed(form, event) {

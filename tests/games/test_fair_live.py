@@ -264,3 +264,22 @@ def test_the_table_shows_the_sealed_shuffle_and_a_seat_answers_it_R8_4(client) -
     assert f'data-shuffle-commit="{waiting["commit"]}"' in page
     assert waiting["commit"][:12] in page
     assert waiting["server_seed"] not in page
+
+
+def test_the_hand_just_ended_links_to_its_verification_R8_4() -> None:
+    from django.urls import reverse
+
+    from tests.accounts.players import client_for
+
+    match, person = _between_hands()
+    client = client_for(person)
+    page = client.get(reverse("games:match", args=[match.pk])).content.decode()
+    link = f"{reverse('games:replay', args=[match.pk])}#h1"
+    assert f'href="{link}"' in page, "no way from the table to verify the hand just ended"
+    replay = client.get(reverse("games:replay", args=[match.pk]))
+    assert replay.status_code == 200
+    revealed = Hand.objects.get(match=match, number=0).fair["server_seed"]
+    assert revealed in replay.content.decode(), "the replay cannot verify the hand"
+    # And from the history, once the match is over or while it is played.
+    history = client.get(reverse("games:my_games")).content.decode()
+    assert f'href="{reverse("games:replay", args=[match.pk])}#h1"' in history

@@ -108,11 +108,12 @@ def test_the_lobby_takes_a_fixed_number_of_queries(count, django_assert_num_quer
         table = open_table()
         table_join_seat(table=table, user=UserFactory(), seat_index=1)
     client = client_for(user)
+    client.get(reverse("games:lobby"))  # his first visit seals his first shuffles (R8.4)
 
     # session, user, his sanctions (moderation.middleware), tables + seats with users, the seated
     # players' ratings, his matches with people (none here, so no seats), his unfinished matches
-    # against the computer + their seats, his open tables, matches to watch
-    with django_assert_num_queries(11):
+    # against the computer + their seats, his open tables, matches to watch, his sealed shuffles
+    with django_assert_num_queries(12):
         response = client.get(reverse("games:lobby"))
 
     assert response.status_code == 200

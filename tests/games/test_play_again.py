@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from games.engine import get_variant
 from games.lobby.services import play_against_computer
-from games.models import Match
+from games.models import FairSeal, Match
 from games.play.rendering import render_table
 from games.play.selectors import match_state_build
 from games.play.services import SeatSpec
@@ -51,15 +51,23 @@ def test_match_against_the_computer_ends_with_play_again_R7_1(variant: str, leve
     page = _page(user, match)
     assert PLAY_AGAIN_BUTTON.search(page), "no Play again at the end of the match"
     fields = _form_fields(page)
+    # R8.4: the next match's first shuffles, sealed before it is asked for.
+    commit = fields.pop("shuffle_commit")
+    assert commit == FairSeal.objects.get(user=user).commit
     assert fields == {"variant": variant, "computer_level": level, "target": "1"}
 
     client = client_for(user)
-    response = client.post(reverse("games:play_computer"), fields)
+    sent = fields | {"shuffle_commit": commit, "client_seed": "shirin's own"}
+    response = client.post(reverse("games:play_computer"), sent)
     again = Match.objects.exclude(pk=match.pk).get(seats__user=user)
     assert response.status_code == 302
     assert response["Location"] == reverse("games:match", args=[again.pk])
     assert (again.variant, again.target, again.status) == (variant, 1, Match.Status.PLAYING)
     assert {s.computer_level for s in again.seats.exclude(user=user)} == {level}
+    first = again.hands.get(number=0).fair
+    assert first["commit"] == commit
+    assert first["client_seeds"] == ["shirin's own"] + [""] * (len(first["client_seeds"]) - 1)
+    assert not FairSeal.objects.filter(user=user, seal__hand__commit=commit).exists(), "used up"
 
 
 def test_match_between_people_offers_no_play_again() -> None:
