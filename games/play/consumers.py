@@ -91,7 +91,11 @@ LAYER_SECONDS = 2.0
 #: work runs in channels' one database thread, one call after another; a move is mostly waits
 #: for PostgreSQL (about ten round trips), so moves of different tables apply side by side here,
 #: each thread with its own pooled connection (``DATABASE_POOL_SIZE`` must leave room for them).
-#: Moves of one table still apply one at a time: the service locks the match's row.
+#: Moves of one table still apply one at a time: the service locks the match's row. Moves of one
+#: socket apply in the order sent, whatever the number of threads: channels hands a consumer its
+#: messages one after another, and ``receive`` awaits each move (applied or refused, answered)
+#: before the next frame is read. Never start a task for a move: a move without ``version`` would
+#: then overtake the one sent before it (tests/e2e/test_socket_order.py, docs/protocol.md).
 ACTION_THREADS = 4
 _action_threads = ThreadPoolExecutor(max_workers=ACTION_THREADS, thread_name_prefix="hokm-moves")
 

@@ -6,8 +6,10 @@ Every WebSocket consumer of the site takes these before it looks at a frame (doc
 - A frame over ``HOKM_SOCKET_MAX_FRAME_BYTES`` gets an error frame ``too_large`` and the socket
   closes with 4413. A frame a little over the protocol's own message size (``too_large`` from
   ``games.play.protocol``) is more likely a client's mistake and only gets the error; one this large
-  is not a move, so the client is stopped. Daphne itself drops frames over its
-  ``--websocket-max-message-size`` (1 MiB by default) with 1009 before the application sees them.
+  is not a move, so the client is stopped. A frame over daphne's own
+  ``--websocket-max-message-size`` (1 MiB by default) never reaches the application: daphne
+  (autobahn) cuts the TCP connection without a close frame, and the client sees 1006, not 1009
+  (tests/e2e/test_frame_limit.py).
 - A token bucket per connection: ``HOKM_SOCKET_RATE_BURST`` messages at once, refilled at
   ``HOKM_SOCKET_RATE_PER_SECOND``. A message past it is not looked at and gets an error frame
   ``rate_limited``; once ``HOKM_SOCKET_RATE_CLOSE_AFTER`` messages have been refused since the
