@@ -20,7 +20,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -283,13 +283,20 @@ def match_apply_action(
     left is back by acting (R8.1). Returns the match as stored.
     """
     with transaction.atomic():
-        locked = _match_lock(match)
-        _apply_action_on(locked, seat=seat, action=action, expected_version=expected_version)
+        locked, seats = _match_lock_seats(match)
+        _apply_action_on(
+            locked, seats=seats, seat=seat, action=action, expected_version=expected_version
+        )
     return locked
 
 
 def _apply_action_on(
-    locked: Match, *, seat: int, action: Action, expected_version: int | None
+    locked: Match,
+    *,
+    seats: list[MatchSeat],
+    seat: int,
+    action: Action,
+    expected_version: int | None,
 ) -> None:
     """:func:`match_apply_action` on a match whose row lock the caller holds."""
     if action.seat != seat:
@@ -298,7 +305,6 @@ def _apply_action_on(
         raise StaleVersionError(expected=expected_version, current=locked.version)
     _require_playing(locked)
     position = match_position(match=locked, locked=True)
-    seats = _seats_of(locked)
     extra: dict[str, Any] = {}
     row = seats[seat]
     if row.computer_level is None and row.status != MatchSeat.Status.PLAYING:
@@ -436,24 +442,57 @@ def match_client_action(
     if not isinstance(client_seq, int) or isinstance(client_seq, bool) or client_seq < 1:
         raise ValueError("client_seq must be a positive whole number")
     with transaction.atomic(durable=True):
-        locked = _match_lock(match)
-        previous = (
-            ClientAction.objects.filter(match=locked, seat=seat, client_seq=client_seq)
-            .values_list("version", flat=True)
-            .first()
-        )
-        if previous is not None:
+        locked, seats = _match_lock_seats(match)
+        # The id is claimed first, with the version the action will make (every change bumps
+        # the version by one): one statement where a look-up and an insert were two. An action
+        # the rules refuse rolls the claim back with the rest.
+        if not _client_action_claim(
+            locked, seat=seat, client_seq=client_seq, user=user, action=action
+        ):
+            previous = (
+                ClientAction.objects.filter(match=locked, seat=seat, client_seq=client_seq)
+                .values_list("version", flat=True)
+                .get()
+            )
             return ClientActionResult(match=locked, applied=False, version=previous)
-        _apply_action_on(locked, seat=seat, action=action, expected_version=expected_version)
-        ClientAction.objects.create(
-            match=locked,
-            seat=seat,
-            client_seq=client_seq,
-            user=user if getattr(user, "pk", None) else None,
-            action=to_json(action),
-            version=locked.version,
+        claimed = locked.version + 1
+        _apply_action_on(
+            locked, seats=seats, seat=seat, action=action, expected_version=expected_version
         )
+        assert locked.version == claimed, "an action makes exactly one version"
     return ClientActionResult(match=locked, applied=True, version=locked.version)
+
+
+def _client_action_claim(
+    locked: Match, *, seat: int, client_seq: int, user: User | None, action: Action
+) -> bool:
+    """Store the client's id for the action about to be applied, at the version it will make;
+    False if that id was stored already (the action was applied: acknowledge it again).
+
+    ``INSERT ... ON CONFLICT DO NOTHING RETURNING``, which PostgreSQL and SQLite (3.35 and
+    later) both run, on the unique (match, seat, client_seq): the ORM's ``ignore_conflicts``
+    cannot say whether the row went in."""
+    meta = ClientAction._meta
+    quote = connection.ops.quote_name
+    values = {
+        "match_id": locked.pk,
+        "seat": seat,
+        "client_seq": client_seq,
+        "user_id": getattr(user, "pk", None),
+        "action": meta.get_field("action").get_db_prep_save(to_json(action), connection),
+        "version": locked.version + 1,
+        "created_at": meta.get_field("created_at").get_db_prep_save(timezone.now(), connection),
+    }
+    columns = ", ".join(quote(name) for name in values)
+    conflict = ", ".join(quote(name) for name in ("match_id", "seat", "client_seq"))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {quote(meta.db_table)} ({columns}) "  # noqa: S608 (names, not input)
+            f"VALUES ({', '.join(['%s'] * len(values))}) "
+            f"ON CONFLICT ({conflict}) DO NOTHING RETURNING {quote('id')}",
+            list(values.values()),
+        )
+        return cursor.fetchone() is not None
 
 
 class ClientSeedError(ValueError):
@@ -980,6 +1019,24 @@ def _seats_of(locked: Match) -> list[MatchSeat]:
     return list(MatchSeat.objects.filter(match=locked).order_by("index"))
 
 
+def _match_lock_seats(match: Match | int) -> tuple[Match, list[MatchSeat]]:
+    """:func:`_match_lock` and :func:`_seats_of` in one statement, the way a move starts: the
+    seats joined to the match, the match's row alone locked (``FOR UPDATE OF``)."""
+    match_id = match.pk if isinstance(match, Match) else match
+    seats = list(
+        MatchSeat.objects.select_related("match")
+        .select_for_update(of=("match",))
+        .filter(match_id=match_id)
+        .order_by("index")
+    )
+    if not seats:  # every match has its seats: no such match
+        raise Match.DoesNotExist(f"no match {match_id}")
+    locked = seats[0].match
+    for row in seats:
+        row.match = locked
+    return locked, seats
+
+
 def _match_lock(match: Match | int) -> Match:
     match_id = match.pk if isinstance(match, Match) else match
     return Match.objects.select_for_update().get(pk=match_id)
@@ -1137,11 +1194,19 @@ def deal_store_progress(
     deal, old = after.deal, before.deal
     # Trump is written once it is public or the deal is over: history reads this column, and a
     # hidden trump must not reach it while the deal is played (R9.14, R8.3).
-    hand.trump = deal.trump.value if deal.trump and (deal.trump_known or deal.is_over) else None
-    hand.indicator = deal.indicator.text if deal.indicator else None
-    hand.reveal = {"trick": deal.reveal.trick, "seat": deal.reveal.seat} if deal.reveal else None
-    hand.tricks_won = list(deal.tricks_won)
-    fields = ["trump", "indicator", "reveal", "tricks_won"]
+    fields = _fields_set(
+        hand,
+        {
+            "trump": deal.trump.value
+            if deal.trump and (deal.trump_known or deal.is_over)
+            else None,
+            "indicator": deal.indicator.text if deal.indicator else None,
+            "reveal": {"trick": deal.reveal.trick, "seat": deal.reveal.seat}
+            if deal.reveal
+            else None,
+            "tricks_won": list(deal.tricks_won),
+        },
+    )
     result = deal.result
     if result is not None and hand.status != Hand.Status.FINISHED:
         summary = after.summaries[-1]
@@ -1154,7 +1219,8 @@ def deal_store_progress(
         hand.finished_at = at
         fields += ["status", "winner_side", "points", "outcome", "goon", "streak_court"]
         fields += ["finished_at"]
-    hand.save(update_fields=fields)
+    if fields:
+        hand.save(update_fields=fields)
     _tricks_store(hand=hand, before=old, after=deal, at=at)
 
 
@@ -1192,19 +1258,21 @@ def hand_store_progress(*, hand: Hand, before: HandState, after: HandState, at: 
     plays get their rows, and a trick completed in between gets its winner.
     """
     variant = after.variant
-    hand.trump = after.trump.value if after.trump else None
+    changes: dict[str, Any] = {
+        "trump": after.trump.value if after.trump else None,
+        "tricks_won": list(after.tricks_won),
+    }
     if variant.has_draw:
         # Only the discards from the first five are choices to store; the cards thrown in the
         # draw follow from the deck and keep_first (R3.5).
-        hand.discards = [
+        changes["discards"] = [
             [card.text for card in after.discards[seat][: discard_count(after, seat)]]
             if seat in after.discarded_by
             else []
             for seat in range(variant.players)
         ]
-        hand.keep_first = list(after.keep_first)
-    hand.tricks_won = list(after.tricks_won)
-    fields = ["trump", "discards", "keep_first", "tricks_won"]
+        changes["keep_first"] = list(after.keep_first)
+    fields = _fields_set(hand, changes)
     result = after.result
     if result is not None and hand.status != Hand.Status.FINISHED:
         hand.status = Hand.Status.FINISHED
@@ -1214,8 +1282,17 @@ def hand_store_progress(*, hand: Hand, before: HandState, after: HandState, at: 
         hand.hakem_kot = result.hakem_kot
         hand.finished_at = at
         fields += ["status", "winner_side", "points", "kot", "hakem_kot", "finished_at"]
-    hand.save(update_fields=fields)
+    if fields:  # most cards change nothing of the hand's row: no UPDATE for them
+        hand.save(update_fields=fields)
     _tricks_store(hand=hand, before=before, after=after, at=at)
+
+
+def _fields_set(row: Hand, values: dict[str, Any]) -> list[str]:
+    """Set ``values`` on ``row``; the names of those that changed, for ``update_fields``."""
+    changed = [name for name, value in values.items() if getattr(row, name) != value]
+    for name in changed:
+        setattr(row, name, values[name])
+    return changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -1241,15 +1318,15 @@ def _tricks_store(
 ) -> None:
     old, new = _tricks_of(before), _tricks_of(after)
     players = after.players
-    # The one trick that can be part played already (live play reaches it card by card).
-    existing: dict[int, Trick] = {}
+    # The one trick that can be part played already (live play reaches it card by card). Its row
+    # is not read: its plays name it by a subquery, its winner is set by an UPDATE.
+    existing: dict[int, Trick | Subquery] = {}
     if old and len(old[-1].cards) < players and len(new[len(old) - 1].cards) > len(old[-1].cards):
         number = len(old) - 1
-        partial = Trick.objects.get(hand=hand, number=number)
+        partial = Trick.objects.filter(hand=hand, number=number)
         if new[number].winner is not None:
-            partial.winner = new[number].winner
-            partial.save(update_fields=["winner"])
-        existing[number] = partial
+            partial.update(winner=new[number].winner)
+        existing[number] = Subquery(partial.values("pk")[:1])
     created = Trick.objects.bulk_create(
         Trick(hand=hand, number=number, leader=trick.leader, winner=trick.winner)
         for number, trick in enumerate(new)
@@ -1263,7 +1340,13 @@ def _tricks_store(
         plays += [
             CardPlay(
                 hand=hand,
-                trick=trick_row,
+                # A trick stored before: its id by subquery (the ORM inserts the expression).
+                **cast(
+                    dict[str, Any],
+                    {"trick": trick_row}
+                    if isinstance(trick_row, Trick)
+                    else {"trick_id": trick_row},
+                ),
                 seat=(trick.leader + order) % players,
                 order=order,
                 card=trick.cards[order].text,
