@@ -43,6 +43,12 @@ def _error(status: int, code: str, message: str) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": message}}, status=status)
 
 
+def _get_only() -> JsonResponse:
+    response = _error(405, "method_not_allowed", _("use GET"))
+    response["Allow"] = "GET, HEAD"
+    return response
+
+
 def _unauthorized() -> JsonResponse:
     response = _error(401, "unauthorized", _("send a valid API token: Authorization: Bearer ..."))
     # A 401 names the scheme to authenticate with (RFC 9110, 11.6.1).
@@ -60,9 +66,7 @@ def seal(request: HttpRequest) -> JsonResponse:
     docs/fairness.md), the flips' and the first hand's: send ``"commit"`` back with a
     ``"client_seed"`` when starting a match, and it deals from them, the seed in your seat."""
     if request.method not in ("GET", "HEAD"):
-        response = _error(405, "method_not_allowed", _("use GET"))
-        response["Allow"] = "GET, HEAD"
-        return response
+        return _get_only()
     user = _token_user(request)
     if user is None:
         return _unauthorized()
@@ -163,9 +167,7 @@ def player_public(request: HttpRequest, username: str) -> JsonResponse:
     shows them. No token needed: everything here is on his public page. Three queries: the
     player, his ratings with their places, and his finished matches."""
     if request.method not in ("GET", "HEAD"):
-        response = _error(405, "method_not_allowed", _("use GET"))
-        response["Allow"] = "GET, HEAD"
-        return response
+        return _get_only()
     player = _player_named(username)
     if player is None:
         return _error(404, "not_found", _("no player has this name"))
