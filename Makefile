@@ -93,3 +93,13 @@ BENCH_LOAD_ARGS ?=
 .PHONY: bench-load
 bench-load: $(DEV_STAMP)
 	nice -n 5 $(BIN)/python -m bench.load.run $(BENCH_LOAD_ARGS)
+
+# Computer players under load (issue 25, docs/performance.md): tables of one scripted person and
+# three expert computers against two daphne processes and the worker with its bot pool; the delay
+# of the computers' moves beyond their pause and the capacity. PostgreSQL
+# BENCH_COMPUTERS_DATABASE_URL (default hokm_bench_computers), Redis database 14.
+# BENCH_COMPUTERS_ARGS passes options, for example "--sizes 1,4,8 --duration 60".
+BENCH_COMPUTERS_ARGS ?=
+.PHONY: bench-computers
+bench-computers: $(DEV_STAMP)
+	nice -n 5 $(BIN)/python -m bench.load.computers $(BENCH_COMPUTERS_ARGS)
