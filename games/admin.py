@@ -68,6 +68,23 @@ class SecretFieldsMixin:
         return super().lookup_allowed(lookup, value, request)  # type: ignore[misc]
 
 
+class SealedShufflesMixin:
+    """A table's or a seek's sealed first shuffles (R8.4) hold the server seeds of a match's
+    flips and first hand before anyone is dealt: never on a page, never a filter (a filter on
+    ``fair_start`` would answer yes or no about a seed through the count of rows)."""
+
+    SEALED_FIELDS = ("fair_start",)
+
+    def get_exclude(self, request: HttpRequest, obj: object = None) -> list[str]:
+        excluded = list(super().get_exclude(request, obj) or [])  # type: ignore[misc]
+        return excluded + list(self.SEALED_FIELDS)
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        if lookup.split(LOOKUP_SEP)[0] in self.SEALED_FIELDS:
+            return False
+        return super().lookup_allowed(lookup, value, request)  # type: ignore[misc]
+
+
 class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
     extra = 0
     can_delete = False
@@ -81,10 +98,12 @@ class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
     autocomplete_fields = ["user"]
+    # The seed a player's page sent for the sealed shuffles is his to choose, not a moderator's.
+    exclude = ["client_seed"]
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(SealedShufflesMixin, admin.ModelAdmin):
     list_display = [
         "name",
         "variant",
@@ -112,6 +131,7 @@ class TableAdmin(admin.ModelAdmin):
 
 @admin.register(Seat)
 class SeatAdmin(admin.ModelAdmin):
+    exclude = ["client_seed"]
     list_display = ["table", "index", "user", "computer_level"]
     list_filter = ["computer_level", "table__variant"]
     search_fields = ["table__name", "user__username"]
@@ -299,7 +319,7 @@ class RatingChangeAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(Seek)
-class SeekAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class SeekAdmin(SealedShufflesMixin, ReadOnlyMixin, admin.ModelAdmin):
     """Players waiting in the seek pool for a rated match now (docs/pairing.md)."""
 
     list_display = ["user", "variant", "clock_seconds", "rating", "created_at", "seen_at"]

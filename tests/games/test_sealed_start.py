@@ -265,3 +265,33 @@ def test_a_seek_deals_from_the_oldest_seekers_seal_with_each_seekers_seed_R8_4()
     expected = {"first": "first's", "second": "second's"}
     assert hand["client_seeds"] == [expected[by_seat[i]] for i in range(2)]
     assert not FairSeal.objects.filter(user=first).exists(), "the oldest seal is used up"
+
+
+def test_staff_never_see_or_filter_on_a_sealed_shuffle_R8_4(admin_client) -> None:
+    table = open_table(variant="hokm2")
+    seeds = [block["server_seed"] for block in table.fair_start.values()]
+    page = admin_client.get(reverse("admin:games_table_change", args=[table.pk]))
+    assert page.status_code == 200
+    assert not any(seed in page.content.decode() for seed in seeds)
+    listing = reverse("admin:games_table_changelist")
+    assert admin_client.get(listing, {"fair_start__contains": seeds[0][:2]}).status_code == 400
+
+    seeker = UserFactory(username="seeker")
+    commit = fair_seal_of(user=seeker).commit
+    sealed = FairSeal.objects.get(user=seeker).seal
+    seek_create(
+        user=seeker,
+        variant="hokm4",
+        clock_seconds=30,
+        channel_name="test.seeker",
+        commit=commit,
+        client_seed="mine",
+    )
+    seek = seeker.seek
+    assert seek.fair_start == sealed
+    page = admin_client.get(reverse("admin:games_seek_change", args=[seek.pk]))
+    assert page.status_code == 200
+    assert sealed["hand"]["server_seed"] not in page.content.decode()
+    assert sealed["draw"]["server_seed"] not in page.content.decode()
+    listing = reverse("admin:games_seek_changelist")
+    assert admin_client.get(listing, {"fair_start__isnull": "False"}).status_code == 400
