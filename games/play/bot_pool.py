@@ -16,6 +16,11 @@ under its ``__main__`` guard: imports only, for ``manage.py`` and the ``daphne``
 A decision that fails, that is not back within its level's time limit and some slack, or that
 meets a broken pool is logged, the pool is replaced, and the greedy baseline decides instead, at
 once: a match never stalls on its computer player.
+
+The worker asks for as many decisions at once as the pool has processes (one per thread,
+``games.play.autoplay.Worker``), so a decision never waits in the pool's queue and its time
+limit is its own thinking time. A pool replaced after one decision failed ends its processes, so
+a decision another thread had under way there fails too and greedy plays for it as well.
 """
 
 from __future__ import annotations
@@ -129,10 +134,13 @@ class _Pool:
     ) -> Decision:
         executor, warm = self._executor_get(processes)
         timeout = time_limit + DECISION_SLACK_SECONDS
-        if not warm:
-            timeout += START_SLACK_SECONDS
         try:
+            started = _processes_started(executor)
             future = executor.submit(_decide, view, level, match, time_limit)
+            # A pool starts its processes one by one, when every one it has is busy: a decision
+            # that started one (several are asked at once) waits for it as for a new pool's.
+            if not warm or _processes_started(executor) > started:
+                timeout += START_SLACK_SECONDS
             decision = future.result(timeout=timeout)
         except TimeoutError:
             logger.warning(
@@ -189,6 +197,11 @@ class _Pool:
 
 _pool = _Pool()
 atexit.register(bot_pool_shutdown)
+
+
+def _processes_started(executor: ProcessPoolExecutor) -> int:
+    # Private, as in _Pool._replace: ProcessPoolExecutor tells nothing of its processes.
+    return len(getattr(executor, "_processes", None) or {})
 
 
 def _executor_new(processes: int) -> ProcessPoolExecutor:
