@@ -45,7 +45,7 @@ from django.utils import timezone
 from games.models import Match
 
 if TYPE_CHECKING:
-    from games.play.services import _ComputerDecision
+    from games.play.services import ComputerDecision
 
 logger = logging.getLogger(__name__)
 
@@ -156,16 +156,16 @@ def _step_failed(match_id: int, *, now: datetime) -> None:
     )
 
 
-def _step_take(match_id: int, decision: _ComputerDecision | None) -> bool:
+def _step_take(match_id: int, decision: ComputerDecision | None) -> bool:
     """``match_step``, first with a decision taken ahead: it is applied, under the row lock, only
     if the match is still at the version, the seat and the level it was taken on; otherwise (or
     without one) ``match_step`` decides again."""
     # Imported here: games.play.services imports this module to schedule each step it stores.
-    from games.play.services import _step_locked, match_step
+    from games.play.services import match_step, step_decided_apply
 
     if decision is not None:
         now = timezone.now()
-        taken = _step_locked(match_id=match_id, now=now, rush=False, decision=decision)
+        taken = step_decided_apply(match_id=match_id, now=now, rush=False, decision=decision)
         if taken is not None:
             return taken
     return match_step(match=match_id)
@@ -177,7 +177,7 @@ class _Ahead:
     when the step due is not a computer's move (a deal, a person's clock)."""
 
     version: int
-    decision: _ComputerDecision | None
+    decision: ComputerDecision | None
     at: float  # time.monotonic()
 
 
@@ -366,7 +366,7 @@ class Worker:
 
     # -- the threads' side ----------------------------------------------------------------------
 
-    def _step(self, match_id: int, decision: _ComputerDecision | None) -> None:
+    def _step(self, match_id: int, decision: ComputerDecision | None) -> None:
         """In a thread: the match's due step, with the decision taken ahead if there is one."""
         taken = False
         try:
@@ -394,12 +394,12 @@ class Worker:
         """In a thread: the decision of the computer player whose move is due soon, taken on
         the match as stored now (``match_step``'s own decision, without waiting for the time)."""
         # Imported here: games.play.services imports this module to schedule each step it stores.
-        from games.play.services import _computer_decide
+        from games.play.services import computer_decide
 
         decision = None
         try:
             close_old_connections()
-            decision = _computer_decide(match_id=match_id, now=timezone.now(), rush=True)
+            decision = computer_decide(match_id=match_id, now=timezone.now(), rush=True)
         except Exception:  # the step decides for itself when it is due, and logs its failure
             logger.warning("deciding ahead for match %s failed", match_id, exc_info=True)
         finally:

@@ -578,7 +578,7 @@ _STEP_ATTEMPTS = 3
 
 
 @dataclass(frozen=True, slots=True)
-class _ComputerDecision:
+class ComputerDecision:
     """A computer player's action, decided on the match as it stood at ``version``."""
 
     version: int
@@ -608,14 +608,14 @@ def match_step(*, match: Match | int, now: datetime | None = None, rush: bool = 
     now = now or timezone.now()
     match_id = match.pk if isinstance(match, Match) else match
     for _ in range(_STEP_ATTEMPTS):
-        decision = _computer_decide(match_id=match_id, now=now, rush=rush)
-        taken = _step_locked(match_id=match_id, now=now, rush=rush, decision=decision)
+        decision = computer_decide(match_id=match_id, now=now, rush=rush)
+        taken = step_decided_apply(match_id=match_id, now=now, rush=rush, decision=decision)
         if taken is not None:
             return taken
     return False
 
 
-def _computer_decide(*, match_id: int, now: datetime, rush: bool) -> _ComputerDecision | None:
+def computer_decide(*, match_id: int, now: datetime, rush: bool) -> ComputerDecision | None:
     """The decision of the computer player on turn, when his move is the step due: read without
     the lock, so a write that comes meanwhile shows as a newer version under the lock."""
     # The match row first: whatever changes after it was read also bumps its version.
@@ -635,11 +635,11 @@ def _computer_decide(*, match_id: int, now: datetime, rush: bool) -> _ComputerDe
         level=level,
         match=bot_facts(state),
     )
-    return _ComputerDecision(version=snapshot.version, seat=seat, level=level, action=action)
+    return ComputerDecision(version=snapshot.version, seat=seat, level=level, action=action)
 
 
-def _step_locked(
-    *, match_id: int, now: datetime, rush: bool, decision: _ComputerDecision | None
+def step_decided_apply(
+    *, match_id: int, now: datetime, rush: bool, decision: ComputerDecision | None
 ) -> bool | None:
     """The step under the match's row lock: whether something changed, or None when it is a
     computer player's move that ``decision`` was not taken on (decide again)."""

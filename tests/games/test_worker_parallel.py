@@ -51,7 +51,7 @@ class Recorder:
         self.active: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
         self.overlaps: list[int] = []
         self.tasks: dict[str, int] = defaultdict(int)
-        real_decide = services._computer_decide
+        real_decide = services.computer_decide
         real_bot_decide = bot_pool.bot_decide
         real_take = autoplay._step_take
 
@@ -72,7 +72,7 @@ class Recorder:
             with self.working(match_id, "step"):
                 return real_take(match_id, decision)
 
-        monkeypatch.setattr(services, "_computer_decide", computer_decide)
+        monkeypatch.setattr(services, "computer_decide", computer_decide)
         monkeypatch.setattr(bot_pool, "bot_decide", bot_decide)
         monkeypatch.setattr(autoplay, "_step_take", step_take)
 
