@@ -274,18 +274,19 @@ class Worker:
             }
             skip = self._busy | set(self._resting)
             free = self._size - len(self._busy)
-        due = (
-            list(
-                Match.objects.filter(status=Match.Status.PLAYING, step_at__lte=now)
-                .exclude(pk__in=skip)
-                .order_by("step_at")
-                .values_list("pk", flat=True)[: min(free, limit) + 1]
-            )
-            if free > 0
-            else []
+        # Up to a batch more than the free threads: those left wait, and the computers deciding
+        # meanwhile think less for them (bot_pool.decision_budget, issue 25).
+        due = list(
+            Match.objects.filter(status=Match.Status.PLAYING, step_at__lte=now)
+            .exclude(pk__in=skip)
+            .order_by("step_at")
+            .values_list("pk", flat=True)[: max(0, min(free, limit)) + BATCH]
         )
         backlog = free <= 0 or len(due) > free
         handed = due[: max(0, min(free, limit))]
+        from games.play.bot_pool import steps_waiting_set
+
+        steps_waiting_set(len(due) - len(handed))
         with self._lock:
             self._backlog = backlog
             self._busy.update(handed)
@@ -399,7 +400,9 @@ class Worker:
         decision = None
         try:
             close_old_connections()
-            decision = computer_decide(match_id=match_id, now=timezone.now(), rush=True)
+            decision = computer_decide(
+                match_id=match_id, now=timezone.now(), rush=True, on_time=True
+            )
         except Exception:  # the step decides for itself when it is due, and logs its failure
             logger.warning("deciding ahead for match %s failed", match_id, exc_info=True)
         finally:

@@ -615,9 +615,16 @@ def match_step(*, match: Match | int, now: datetime | None = None, rush: bool = 
     return False
 
 
-def computer_decide(*, match_id: int, now: datetime, rush: bool) -> ComputerDecision | None:
+def computer_decide(
+    *, match_id: int, now: datetime, rush: bool, on_time: bool | None = None
+) -> ComputerDecision | None:
     """The decision of the computer player on turn, when his move is the step due: read without
-    the lock, so a write that comes meanwhile shows as a newer version under the lock."""
+    the lock, so a write that comes meanwhile shows as a newer version under the lock.
+
+    ``on_time`` (by default unless ``rush``; the worker's deciding ahead asks for it) bounds his
+    thinking by when his move is due, ``step_at``: under load he thinks less rather than answer
+    late, down to the greedy baseline (``bot_pool.decision_budget``, issue 25). The stand-in for
+    a person who is away or left decides here too, under the same rule."""
     # The match row first: whatever changes after it was read also bumps its version.
     snapshot = Match.objects.get(pk=match_id)
     if not _step_due(snapshot, now=now, rush=rush):
@@ -630,10 +637,13 @@ def computer_decide(*, match_id: int, now: datetime, rush: bool) -> ComputerDeci
     level = _computer_level(snapshot, row)
     if level is None or _away_waited_for(snapshot, row, now=now, rush=rush):
         return None
+    timed = (not rush) if on_time is None else on_time
+    due = snapshot.step_at.timestamp() if timed and snapshot.step_at is not None else None
     action = bot_pool.bot_decide(
         seat_view(state, seat),  # no peeking: the computer sees what the seat sees (R8.3)
         level=level,
         match=bot_facts(state),
+        due=due,
     )
     return ComputerDecision(version=snapshot.version, seat=seat, level=level, action=action)
 
