@@ -137,12 +137,42 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+#: The browser modules whose tests take longest (a whole hand or match played by clicks, many pages
+#: read), slowest first: they start the browser tests, and the short ones (layouts, a page or two
+#: each) end the run. The two workers take tests one by one from the front of the queue
+#: (``make test``), so the last tests to start decide how long one worker waits for the other;
+#: in collection order the last ones were whole matches. A module not named here keeps its place
+#: after these.
+_SLOW_BROWSER_MODULES = (
+    "test_court_piece_browser.py",
+    "test_being_there.py",
+    "test_match_page.py",
+    "test_play_against_computer.py",
+    "test_seek_browser.py",
+    "test_languages_browser.py",
+    "test_themes_browser.py",
+    "test_csp.py",
+    "test_moderation.py",
+    "test_keyboard_play.py",
+)
+
+
+def _run_order(item: pytest.Item) -> tuple[int, int]:
+    path = Path(item.path)
+    if _BROWSER_TESTS not in path.parents:
+        return (0, 0)
+    if path.name in _SLOW_BROWSER_MODULES:
+        return (1, _SLOW_BROWSER_MODULES.index(path.name))
+    return (1, len(_SLOW_BROWSER_MODULES))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Browser tests run last, after every async test: sync Playwright keeps an event loop running
-    in this process from its first test on (STACK-NOTES.md). ``trylast`` so this comes after
-    pytest-django's own reordering; the sort is stable, so the order within each group stays."""
-    items.sort(key=lambda item: _BROWSER_TESTS in Path(item.path).parents)
+    in this process from its first test on (STACK-NOTES.md); among them the slowest modules come
+    first (``_SLOW_BROWSER_MODULES``). ``trylast`` so this comes after pytest-django's own
+    reordering; the sort is stable, so the order within each group and module stays."""
+    items.sort(key=_run_order)
 
 
 @pytest.fixture(scope="session", autouse=True)

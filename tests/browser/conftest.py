@@ -1,8 +1,10 @@
 """End-to-end tests in a real headless Chromium (Playwright's sync API, Debian's /usr/bin/chromium).
 
 The site runs in a spawned daphne process on the test database, started as tests/e2e starts its
-own, with computer players moving by themselves and emails written to files. Tests commit their
-rows (``transaction=True``) so that server sees them.
+own, with computer players moving by themselves and emails written to files, under the site's
+settings less two costs no test looks at (``server_settings.py``: MD5 password hashing, as in
+this process, and templates compiled once). Tests commit their rows (``transaction=True``) so
+that server sees them.
 
 This server waits longer before dealing the next hand than the tests/e2e one (2 s, not 0.5 s):
 the htmx page gets the newest state of the match, and a server that lags by more than that pause
@@ -82,6 +84,7 @@ def live_server_url(
         "HOKM_BOT_DELAY_SECONDS": "0.05",
         "HOKM_NEXT_HAND_DELAY_SECONDS": "2",
         "EMAIL_FILE_PATH": str(live_server_email_dir),
+        "DJANGO_SETTINGS_MODULE": "tests.browser.server_settings",
     }
     with live_server(database_url=database_url, log_path=log_path, env=env) as url:
         yield url
@@ -134,12 +137,6 @@ def _server_quiet_at_the_end() -> Iterator[None]:
             if not Match.objects.filter(step_at__isnull=False).exists():
                 return
         time.sleep(0.1)
-
-
-@pytest.fixture(autouse=True)
-def _fast_password_hashing() -> None:
-    """Replaces tests/conftest.py's MD5 hashing: the server checks passwords made here, and it
-    knows only the real hashers."""
 
 
 @pytest.fixture(scope="session")

@@ -323,6 +323,13 @@ def snapshot() -> dict[str, list[dict[str, Any]]]:
 
 
 @pytest.fixture(autouse=True)
+def _cached_templates(cached_templates) -> None:
+    """Templates compiled once, as in production (DEBUG off): the htmx socket answers each bad
+    frame with a rendered fragment, and with DEBUG on Django would read and compile its template
+    again for every one of them. The fragments are the same either way."""
+
+
+@pytest.fixture(autouse=True)
 def _no_connection_recycling(monkeypatch) -> None:
     """channels closes stale database connections before every message, in a hop to a worker
     thread that costs more than what the consumers do with a bad frame; a test run has no stale
