@@ -69,7 +69,9 @@ def test_the_table_page_answers_its_seal_and_start_deals_from_it_R8_4(open_page)
     expect(sealed.locator("code")).to_have_text(commit[:12] + "…")
     random_seed = _seat_seed(table, 0)
     assert RANDOM_SEED.match(random_seed), random_seed
-    sealed.scroll_into_view_if_needed()
+    # The seats fragment (and the line with it) may be swapped in again by the table's socket at
+    # any moment: scroll to whichever copy is there now, not to an element held from before.
+    page.evaluate("() => document.querySelector('.fair-seal').scrollIntoView({block: 'center'})")
     _shot(page, "table-phone")
     html = page.content()
     assert table.fair_start["hand"]["server_seed"] not in html
