@@ -31,6 +31,7 @@ from games.play.bot_pool import (
 from games.play.selectors import match_state_build
 from games.play.services import SeatSpec, computer_decide, match_create, match_seat_leave
 from tests.games.factories import open_table
+from tests.live.test_bot_pool import decisions_recorded
 
 EXPERT = TIME_LIMITS["expert"]
 
@@ -200,23 +201,10 @@ def _on_turn_view(match: Match) -> dict[str, Any]:
     return view(state.hand, state.hand.to_act)
 
 
-def _recorded(monkeypatch: pytest.MonkeyPatch) -> list[Decision]:
-    decisions: list[Decision] = []
-    real = bot_pool.bot_decision
-
-    def recorded(seen: dict[str, Any], **kwargs: Any) -> Decision:
-        decision = real(seen, **kwargs)
-        decisions.append(decision)
-        return decision
-
-    monkeypatch.setattr(bot_pool, "bot_decision", recorded)
-    return decisions
-
-
 @pytest.mark.django_db
 def test_a_computer_whose_move_is_late_plays_greedy(monkeypatch):
     match = _match()
-    decisions = _recorded(monkeypatch)
+    decisions = decisions_recorded(monkeypatch)
     _late(match, 1.0)
     seen = _on_turn_view(match)
     decision = computer_decide(match_id=match.pk, now=timezone.now(), rush=False)
@@ -229,7 +217,7 @@ def test_a_computer_whose_move_is_late_plays_greedy(monkeypatch):
 def test_deciding_ahead_has_the_whole_limit(monkeypatch):
     """The worker decides during the pause (``on_time``, with ``rush``): the whole limit."""
     match = _match()
-    decisions = _recorded(monkeypatch)
+    decisions = decisions_recorded(monkeypatch)
     Match.objects.filter(pk=match.pk).update(step_at=timezone.now() + timedelta(seconds=0.7))
     decision = computer_decide(match_id=match.pk, now=timezone.now(), rush=True, on_time=True)
     assert decision is not None and [d.hurried for d in decisions] == [False]
@@ -238,7 +226,7 @@ def test_deciding_ahead_has_the_whole_limit(monkeypatch):
 @pytest.mark.django_db
 def test_rushed_steps_of_tests_are_not_budgeted(monkeypatch):
     match = _match()
-    decisions = _recorded(monkeypatch)
+    decisions = decisions_recorded(monkeypatch)
     _late(match, 10.0)
     computer_decide(match_id=match.pk, now=timezone.now(), rush=True)
     assert [d.hurried for d in decisions] == [False]
@@ -251,7 +239,7 @@ def test_the_stand_in_for_a_person_who_left_follows_the_same_rule(monkeypatch):
     table = open_table(computer_level="expert")  # the stand-in plays at the table's level
     Match.objects.filter(pk=match.pk).update(table=table)
     match_seat_leave(match=match, seat=hakem)
-    decisions = _recorded(monkeypatch)
+    decisions = decisions_recorded(monkeypatch)
     _late(match, 1.0)
     seen = _on_turn_view(match)
     assert seen["seat"] == hakem
