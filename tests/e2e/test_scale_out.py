@@ -35,9 +35,8 @@ from games.engine import get_variant, match_view, new_match, to_json
 from games.models import CardPlay, ClientAction, ComputerLevel, Match, MatchEvent
 from games.play.selectors import match_state_build
 from games.play.services import SeatSpec, match_create
-from tests.e2e.two_servers import Layout, production_layout, redis_url_for_scale_out
+from tests.e2e.two_servers import Layout, layout_on_test_database
 from tests.games.factories import TableFactory, UserFactory
-from tests.live_server import run_database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -63,21 +62,13 @@ TRICK_CARD = re.compile(
 def layout(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Layout]:
     """Two daphne processes and a worker on the test database and one Redis; their logs stay in
     pytest's temporary directory (``scale-out*/``)."""
-    redis_url, why = redis_url_for_scale_out()
-    if redis_url is None:
-        pytest.skip(f"several server processes need a Redis channel layer: {why}")
-    with django_db_blocker.unblock():
-        database_url = run_database_url()
     env = {
         "HOKM_BOT_DELAY_SECONDS": "0.05",
         "HOKM_NEXT_HAND_DELAY_SECONDS": "0.3",
         "HOKM_BOT_PROCESSES": "1",  # as in production: computer players think in a pool
     }
-    with production_layout(
-        database_url=database_url,
-        redis_url=redis_url,
-        log_dir=tmp_path_factory.mktemp("scale-out"),
-        env=env,
+    with layout_on_test_database(
+        django_db_blocker, log_dir=tmp_path_factory.mktemp("scale-out"), env=env
     ) as running:
         yield running
 

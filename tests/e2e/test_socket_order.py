@@ -40,10 +40,9 @@ from games.models import ClientAction, Match, MatchEvent
 from games.play import consumers
 from games.play.selectors import match_state_build
 from games.play.services import SeatSpec, match_create
-from tests.e2e.two_servers import Layout, production_layout, redis_url_for_scale_out
+from tests.e2e.two_servers import Layout, layout_on_test_database
 from tests.games.factories import TableFactory, UserFactory
 from tests.live.match_sockets import connect, frame_of_type, make_match
-from tests.live_server import run_database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -136,16 +135,8 @@ def layout(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Lay
     temporary directory, ``socket-order*/``)."""
     if connection.vendor != "postgresql":
         pytest.skip("the row lock under test is PostgreSQL's: set DATABASE_URL to a PostgreSQL")
-    redis_url, why = redis_url_for_scale_out()
-    if redis_url is None:
-        pytest.skip(f"several server processes need a Redis channel layer: {why}")
-    with django_db_blocker.unblock():
-        database_url = run_database_url()
-    with production_layout(
-        database_url=database_url,
-        redis_url=redis_url,
-        log_dir=tmp_path_factory.mktemp("socket-order"),
-        env=NO_RATE_CAP,
+    with layout_on_test_database(
+        django_db_blocker, log_dir=tmp_path_factory.mktemp("socket-order"), env=NO_RATE_CAP
     ) as running:
         yield running
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.live_server import ROOT, free_port, process_stop
 
@@ -117,6 +118,28 @@ def production_layout(
             _wait(lambda url=url: _answers(url), process, deadline, layout)
         _wait(lambda: WORKER_READY in layout.worker_log.read_text(), worker, deadline, layout)
         yield layout
+
+
+@contextmanager
+def layout_on_test_database(
+    django_db_blocker: Any, *, log_dir: Path, env: dict[str, str]
+) -> Iterator[Layout]:
+    """:func:`production_layout` on pytest's test database and the Redis of
+    :func:`redis_url_for_scale_out`; skips the test when there is no such Redis (the module
+    fixtures of tests/e2e start theirs with it)."""
+    import pytest
+
+    from tests.live_server import run_database_url
+
+    redis_url, why = redis_url_for_scale_out()
+    if redis_url is None:
+        pytest.skip(f"several server processes need a Redis channel layer: {why}")
+    with django_db_blocker.unblock():
+        database_url = run_database_url()
+    with production_layout(
+        database_url=database_url, redis_url=redis_url, log_dir=log_dir, env=env
+    ) as running:
+        yield running
 
 
 @contextmanager
